@@ -1,0 +1,17 @@
+"""privpca_edu: differentially private PCA for teaching.
+
+Public names follow the project's API contract: the estimators, ``subspace_distance`` and the
+submodules ``datasets``, ``privacy``, ``subspace``, ``audit``, ``bounds`` and ``widgets``.
+"""
+
+from . import datasets, privacy, subspace
+from ._validation import PrivacyWarning
+from .estimators import PCA, PPCA, AnalyzeGauss, ModSuLQ, PrivacyRecord, TruncatedPowerPCA
+from .subspace import subspace_distance
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "PrivacyRecord",
+    "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "__version__",
+]

@@ -1,0 +1,11 @@
+"""Estimators with the scikit-learn contract (``fit``, ``transform``, ``components_``)."""
+
+from ._base import BaseEstimator, PCABase, PrivacyRecord, PrivateEstimator
+from .baselines import PCA, TruncatedPowerPCA
+from .covariance import AnalyzeGauss, ModSuLQ, NoisyMatrixMechanism, ReleaseParts
+from .ppca import PPCA
+
+__all__ = [
+    "BaseEstimator", "PCABase", "PrivacyRecord", "PrivateEstimator", "NoisyMatrixMechanism",
+    "ReleaseParts", "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA",
+]

@@ -1,0 +1,161 @@
+"""Non-private baselines: PCA and the truncated power method (sparse PCA)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_array, check_int, check_n_components, check_option, check_positive
+from ..subspace import fix_signs, top_eigenvectors
+from ._base import PCABase
+from ._power import initial_basis, truncated_orthogonal_iteration
+
+
+class PCA(PCABase):
+    """Non-private PCA: top-k eigenvectors of the second-moment (or covariance) matrix.
+
+    Parameters
+    ----------
+    n_components : int
+        k, 1 ≤ k ≤ d.
+    center : bool, default False
+        ``False`` uses :math:`\\hat\\Sigma = X^\\top X / n` (uncentred, what every private
+        mechanism here works with); ``True`` subtracts the sample mean first (ordinary PCA).
+
+    Attributes
+    ----------
+    components_ : (k, d) orthonormal rows.
+    explained_variance_ : (k,) the top eigenvalues.
+    explained_variance_ratio_ : (k,) eigenvalues over the trace.
+    second_moment_ : (d, d) the matrix that was decomposed.
+    mean_ : (d,) or 0.0
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(100, 3)) * [3.0, 1.0, 0.1]
+    >>> PCA(n_components=1).fit(X).components_.round(1)
+    array([[1., 0., 0.]])
+    """
+
+    def __init__(self, n_components=2, *, center=False):
+        self.n_components = n_components
+        self.center = center
+
+    def fit(self, X, y=None):
+        X = check_array(X)
+        k = check_n_components(self.n_components, X.shape[1])
+        if self.center:
+            self.mean_ = X.mean(axis=0)
+            X -= self.mean_  # X is our own copy
+        else:
+            self.mean_ = 0.0
+        n = X.shape[0]
+        A = X.T @ X / n
+        values, basis = top_eigenvectors(A, k)
+        self.second_moment_ = A
+        self.explained_variance_ = values
+        trace = np.trace(A)
+        self.explained_variance_ratio_ = values / trace if trace > 0 else np.zeros_like(values)
+        self.n_samples_ = n
+        self._set_components(basis)
+        return self
+
+
+class TruncatedPowerPCA(PCABase):
+    """Non-private sparse PCA by the row-truncated power (orthogonal) iteration.
+
+    Each iteration multiplies by :math:`\\hat\\Sigma = X^\\top X/n`, orthonormalises (thin QR),
+    keeps the ``sparsity`` rows of largest norm and orthonormalises again.  This is Algorithm 1
+    of Ge et al. (2018) with σ = 0 — the same code — i.e. the block truncated power method of
+    Wang, Lu & Liu (2014); for k = 1 it is Yuan & Zhang's (2013) TPower.
+
+    Parameters
+    ----------
+    n_components : int
+        k.
+    sparsity : int or None
+        ŝ rows kept, k ≤ ŝ ≤ d; ``None`` means d (no truncation: plain orthogonal iteration).
+    n_iter : int or None
+        T iterations; ``None`` (default) runs until the subspace moves less than ``tol``
+        (in ‖sin Θ‖_F) or ``max_iter`` iterations.
+    tol : float, default 1e-10
+    max_iter : int, default 1000
+    init : "random" or array (d, k)
+        ``"random"``: a Haar-random start drawn from ``random_state`` (not thresholded by
+        default: see ``threshold_init``).
+    threshold_init : bool or None
+        Threshold the start (Algorithm 1 line 1).  Default: True for an array, False for
+        ``"random"`` (spec dps_pca.md §2.5 explains the pitfall).
+    method : {"block", "deflation"}
+        ``"deflation"`` finds one sparse vector at a time and deflates
+        :math:`\\hat\\Sigma \\leftarrow (I - xx^\\top)\\hat\\Sigma(I - xx^\\top)` (Yuan & Zhang).
+    random_state : None, int or Generator
+
+    Attributes
+    ----------
+    components_ : (k, d)
+    history_ : list of (d, k) arrays, Q(1) … Q(T+1) (block method)
+    n_iter_ : int, iterations run
+    """
+
+    def __init__(self, n_components=1, *, sparsity=None, n_iter=None, tol=1e-10, max_iter=1000,
+                 init="random", threshold_init=None, method="block", random_state=None):
+        self.n_components = n_components
+        self.sparsity = sparsity
+        self.n_iter = n_iter
+        self.tol = tol
+        self.max_iter = max_iter
+        self.init = init
+        self.threshold_init = threshold_init
+        self.method = method
+        self.random_state = random_state
+
+    def _validated(self, d):
+        k = check_n_components(self.n_components, d)
+        s = d if self.sparsity is None else check_int(self.sparsity, "sparsity", low=k, high=d)
+        n_iter = None if self.n_iter is None else check_int(self.n_iter, "n_iter", low=1)
+        tol = check_positive(self.tol, "tol")
+        max_iter = check_int(self.max_iter, "max_iter", low=1)
+        check_option(self.method, "method", ("block", "deflation"))
+        return k, s, n_iter, tol, max_iter
+
+    def fit(self, X, y=None):
+        X = check_array(X)
+        n, d = X.shape
+        k, s, n_iter, tol, max_iter = self._validated(d)
+        A = X.T @ X / n
+        self.second_moment_ = A
+        self.n_samples_ = n
+        if self.method == "block":
+            Q1 = initial_basis(self.init, d, k, s, self.threshold_init, self.random_state)
+            self.history_ = truncated_orthogonal_iteration(
+                lambda Q, t: A @ Q, Q1, s, n_iter, tol=tol, max_iter=max_iter
+            )
+            self.n_iter_ = len(self.history_) - 1
+            basis = self.history_[-1]
+        else:
+            basis = self._fit_deflation(A, k, s, n_iter, tol, max_iter)
+        self._set_components(fix_signs(basis))
+        return self
+
+    def _fit_deflation(self, A, k, s, n_iter, tol, max_iter):
+        from .._validation import check_random_state
+
+        rng = check_random_state(self.random_state)
+        d = A.shape[0]
+        vectors = []
+        A = A.copy()
+        self.n_iter_ = 0
+        for _ in range(k):
+            init = self.init if isinstance(self.init, str) else np.asarray(self.init)[:, len(vectors)][:, None]
+            Q1 = initial_basis(init, d, 1, s, self.threshold_init, rng)
+            hist = truncated_orthogonal_iteration(lambda Q, t: A @ Q, Q1, s, n_iter, tol=tol, max_iter=max_iter)
+            x = hist[-1][:, 0]
+            self.n_iter_ += len(hist) - 1
+            vectors.append(x)
+            P = np.eye(d) - np.outer(x, x)
+            A = P @ A @ P
+        V = np.column_stack(vectors)
+        # Deflated vectors are orthogonal up to rounding; re-orthonormalise for the contract.
+        Q, _ = np.linalg.qr(V)
+        return Q * np.sign(np.sum(Q * V, axis=0))
