@@ -15,3 +15,5 @@ __all__ = [
     "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "PrivacyRecord",
     "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "__version__",
 ]
+
+from . import audit  # noqa: E402  (audit builds on the estimators)

@@ -9,7 +9,7 @@ import numpy as np
 from .._validation import check_int, check_option
 from ..subspace import fix_signs, top_eigenvectors
 from ._base import PrivateEstimator
-from ._bingham import bingham_gibbs, sample_bingham_exact
+from ._bingham import bingham_gibbs, kgm_log_ratio, sample_bingham_exact
 
 
 class PPCA(PrivateEstimator):
@@ -51,6 +51,8 @@ class PPCA(PrivateEstimator):
     privacy_model = "central"
     requires_delta = False
     mechanism_name = "exponential mechanism: matrix Bingham on X^T X"
+    #: acceptance log-ratio of the exact sampler (audits swap in broken ones in mutants)
+    _log_ratio = staticmethod(kgm_log_ratio)
 
     def __init__(self, n_components=2, *, epsilon=1.0, data_norm=1.0, sampler="gibbs", n_iter=1000,
                  random_state=None):
@@ -90,7 +92,8 @@ class PPCA(PrivateEstimator):
         if k != 1:
             raise ValueError("sample_components needs n_components=1")
         A = self._concentration(epsilon, data_norm) * (X.T @ X)
-        return sample_bingham_exact(A, size=check_int(n_draws, "n_draws", low=1), random_state=random_state)
+        return sample_bingham_exact(A, size=check_int(n_draws, "n_draws", low=1), random_state=random_state,
+                                    log_ratio=self._log_ratio)
 
     def fit(self, X, y=None):
         X, k, epsilon, delta, data_norm = self._prepare(X)
@@ -102,7 +105,7 @@ class PPCA(PrivateEstimator):
         else:
             c = self._concentration(epsilon, data_norm)
             if self.sampler == "exact":
-                basis = sample_bingham_exact(c * C, random_state=self.random_state)[:, None]
+                basis = sample_bingham_exact(c * C, random_state=self.random_state, log_ratio=self._log_ratio)[:, None]
             else:
                 basis = bingham_gibbs(c * C, k, n_sweeps, random_state=self.random_state)
         self.concentration_ = c

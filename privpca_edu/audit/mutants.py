@@ -1,0 +1,78 @@
+"""Deliberately broken mechanisms: every audit recipe must flag them.
+
+They exist for the test suite ("a test that cannot fail is a defect") and for the auditing
+chapter's *catch the cheater* exercise.  Never use them for anything else: they are **not
+private**.
+
+=============================  =====================================================
+``HalfSigmaAnalyzeGauss``      Analyze Gauss with σ/2 (claims the same ε, δ)
+``HalfSigmaModSuLQ``           MOD-SuLQ with β/2
+``DoubleExponentPPCA``         exponential mechanism with exponent ε/B² instead of ε/(2B²)
+``AlwaysAcceptPPCA``           exact sampler whose rejection step accepts every proposal
+                               (it then samples the angular central Gaussian envelope)
+``DividedRatioPPCA``           exact sampler with the acceptance ratio *divided* by
+                               (xᵀΩx)^{d/2}: the defect measured in diffprivlib 0.6.6 and
+                               OpenDP 0.16 (shared/spec/auditing.md)
+=============================  =====================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..estimators import PPCA, AnalyzeGauss, ModSuLQ
+
+__all__ = [
+    "HalfSigmaAnalyzeGauss",
+    "HalfSigmaModSuLQ",
+    "DoubleExponentPPCA",
+    "AlwaysAcceptPPCA",
+    "DividedRatioPPCA",
+    "always_accept_log_ratio",
+    "divided_log_ratio",
+]
+
+
+def always_accept_log_ratio(x, psi, omega, log_M):
+    """Broken: log u < 0 always holds, so every proposal is accepted."""
+    return np.zeros(x.shape[0])
+
+
+def divided_log_ratio(x, psi, omega, log_M):
+    """Broken: divides by (xᵀΩx)^{d/2} where Kent, Ganeiber & Mardia multiply."""
+    d = x.shape[1]
+    x2 = x * x
+    return -(x2 @ psi) - (d / 2) * np.log(x2 @ omega) - log_M
+
+
+class HalfSigmaAnalyzeGauss(AnalyzeGauss):
+    """NOT PRIVATE: Analyze Gauss with half the documented noise."""
+
+    def _noise_scale(self, *args):
+        return super()._noise_scale(*args) / 2
+
+
+class HalfSigmaModSuLQ(ModSuLQ):
+    """NOT PRIVATE: MOD-SuLQ with half the documented noise."""
+
+    def _noise_scale(self, *args):
+        return super()._noise_scale(*args) / 2
+
+
+class DoubleExponentPPCA(PPCA):
+    """NOT PRIVATE as claimed: the exponent is doubled (spends up to 2ε)."""
+
+    def _concentration(self, epsilon, data_norm):
+        return 2 * super()._concentration(epsilon, data_norm)
+
+
+class AlwaysAcceptPPCA(PPCA):
+    """NOT PRIVATE as claimed: the exact sampler never rejects."""
+
+    _log_ratio = staticmethod(always_accept_log_ratio)
+
+
+class DividedRatioPPCA(PPCA):
+    """NOT PRIVATE as claimed: the diffprivlib / OpenDP acceptance-ratio defect."""
+
+    _log_ratio = staticmethod(divided_log_ratio)
