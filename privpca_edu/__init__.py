@@ -6,13 +6,13 @@ submodules ``datasets``, ``privacy``, ``subspace``, ``audit``, ``bounds`` and ``
 
 from . import datasets, privacy, subspace
 from ._validation import PrivacyWarning
-from .estimators import PCA, PPCA, AnalyzeGauss, ModSuLQ, PrivacyRecord, TruncatedPowerPCA
+from .estimators import DPSPCA, PCA, PPCA, AnalyzeGauss, ModSuLQ, PrivacyRecord, TruncatedPowerPCA
 from .subspace import subspace_distance
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "PrivacyRecord",
+    "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "PrivacyRecord",
     "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "__version__",
 ]
 

@@ -153,7 +153,11 @@ def thin_qr(A, *, rtol=1e-10):
             f"{np.min(np.abs(diag)):.3g}/{scale:.3g}); its columns do not span k dimensions"
         )
     signs = np.where(diag < 0, -1.0, 1.0)
-    return Q * signs, R * signs[:, None]
+    Q *= signs
+    # Q = A R⁻¹ has a zero row wherever A has one; Householder leaves ~1e-17 round-off there,
+    # which would break the exact row sparsity that thresholding promises.
+    Q[~np.any(A != 0, axis=1)] = 0.0
+    return Q, R * signs[:, None]
 
 
 def truncate_rows(V, n_rows):
