@@ -1,6 +1,6 @@
 """Data generators: every function returns a :class:`SyntheticData` with the ground truth."""
 
 from ._base import SyntheticData
-from ._spiked import spiked_sparse
+from ._spiked import spiked_sparse, spiked_sparse_scatter
 
-__all__ = ["SyntheticData", "spiked_sparse"]
+__all__ = ["SyntheticData", "spiked_sparse", "spiked_sparse_scatter"]

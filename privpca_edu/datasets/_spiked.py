@@ -64,6 +64,20 @@ def spiked_sparse(
     >>> data.X.shape, data.components.shape, data.support.tolist()
     ((200, 30), (30, 2), [0, 1, 2, 3, 4])
     """
+    model = _spiked_model(n_samples, n_features, n_components, support_size, spike, noise_high, scaling,
+                          permute, random_state)
+    n, d = model["n"], model["d"]
+    X = np.empty((n, d))
+    for start, block in _spiked_blocks(model):
+        X[start : start + len(block)] = block
+    if scaling == "max_norm":
+        X /= np.linalg.norm(X, axis=1).max()
+    return _as_data(model, X)
+
+
+def _spiked_model(n_samples, n_features, n_components, support_size, spike, noise_high, scaling, permute,
+                  random_state):
+    """Validate and draw the population (eigenvalues, Q*, Q*_⊥); samples come from _spiked_blocks."""
     n = check_int(n_samples, "n_samples", low=1)
     d = check_int(n_features, "n_features", low=2)
     k = check_int(n_components, "n_components", low=1, high=d - 1)
@@ -86,27 +100,52 @@ def spiked_sparse(
         perm = rng.permutation(d)
         U = U[perm]
         support = np.sort(np.argsort(perm)[:s])
-    covariance = (U * eigenvalues) @ U.T
-    mixing = (U * np.sqrt(eigenvalues)).T  # x = z @ mixing  <=>  x = U Λ^{1/2} z
+    return dict(n=n, d=d, k=k, s=s, spike=spike, noise_high=noise_high, scaling=scaling, rng=rng, U=U,
+                eigenvalues=eigenvalues, support=support, covariance=(U * eigenvalues) @ U.T,
+                mixing=(U * np.sqrt(eigenvalues)).T)  # x = z @ mixing  <=>  x = U Λ^{1/2} z
 
-    X = np.empty((n, d))
+
+def _spiked_blocks(model):
+    """Yield (start, rows) blocks of samples; "unit" scaling is applied per row here."""
+    n, d, rng = model["n"], model["d"], model["rng"]
     chunk = max(1, min(n, 2_000_000 // d))
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
-        X[start:stop] = rng.standard_normal((stop - start, d)) @ mixing
+        block = rng.standard_normal((stop - start, d)) @ model["mixing"]
+        if model["scaling"] == "unit":
+            norms = np.linalg.norm(block, axis=1)
+            block /= np.where(norms > 0, norms, 1.0)[:, None]
+        yield start, block
 
-    if scaling == "unit":
-        norms = np.linalg.norm(X, axis=1)
-        X /= np.where(norms > 0, norms, 1.0)[:, None]
-    elif scaling == "max_norm":
-        X /= np.linalg.norm(X, axis=1).max()
 
-    return SyntheticData(
-        X=X,
-        components=U[:, :k].copy(),
-        covariance=covariance,
-        eigenvalues=eigenvalues,
-        support=support,
-        info=dict(model="spiked_sparse", n_samples=n, n_features=d, n_components=k,
-                  support_size=s, spike=spike, noise_high=noise_high, scaling=scaling),
-    )
+def spiked_sparse_scatter(n_samples=100_000, n_features=1000, n_components=5, support_size=10, *, spike=100.0,
+                          noise_high=10.0, scaling="unit", permute=False, random_state=None):
+    """The scatter matrix XᵀX of :func:`spiked_sparse` data, accumulated block by block.
+
+    Same arguments and the same random stream as :func:`spiked_sparse` (so ``scatter`` equals
+    ``X.T @ X`` of the data that call would return, up to rounding), but X is never held in
+    memory: the paper-scale model (n = 10⁵, d = 1000, 800 MB) needs only d² numbers.  For
+    experiments that rerun an algorithm many times on one data set.  ``scaling="max_norm"`` is
+    not supported here (it needs every row first).
+
+    Returns
+    -------
+    SyntheticData with ``X=None`` and ``info["scatter"]`` = XᵀX, ``info["n_samples"]`` = n.
+    """
+    if scaling == "max_norm":
+        raise ValueError("scaling='max_norm' is not supported by spiked_sparse_scatter; use 'none' or 'unit'")
+    model = _spiked_model(n_samples, n_features, n_components, support_size, spike, noise_high, scaling,
+                          permute, random_state)
+    scatter = np.zeros((model["d"], model["d"]))
+    for _, block in _spiked_blocks(model):
+        scatter += block.T @ block
+    return _as_data(model, None, scatter=scatter)
+
+
+def _as_data(model, X, **extra_info):
+    k = model["k"]
+    info = dict(model="spiked_sparse", n_samples=model["n"], n_features=model["d"], n_components=k,
+                support_size=model["s"], spike=model["spike"], noise_high=model["noise_high"],
+                scaling=model["scaling"], **extra_info)
+    return SyntheticData(X=X, components=model["U"][:, :k].copy(), covariance=model["covariance"],
+                         eigenvalues=model["eigenvalues"], support=model["support"], info=info)

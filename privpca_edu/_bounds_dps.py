@@ -1,0 +1,117 @@
+r"""DPS-PCA's Theorem 4.3 (Ge, Wang, Wang & Liu 2018), reconstructed; re-exported by ``bounds``.
+
+The paper's text extraction garbled the formulas; the forms below are the reconstruction of
+spec ``dps_pca.md`` §3 (reading notes there).  The constants C₁ and C₂ are never given by the
+paper: they are arguments defaulting to 1, so only *shapes and trends* are meaningful, never
+absolute levels.  Assumption B.1 (which bundles further conditions) is not available; ``valid``
+reports only the conditions we can check (α < 1 − γ, i.e. ρ < 1, and a positive success
+probability).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import check_delta, check_epsilon, check_int, check_positive
+from .privacy import dps_pca_sigma
+
+__all__ = ["dps_pca", "dps_pca_thm43"]
+
+
+def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_components, support_size, sparsity,
+            eigenvalues, *, tau=None, C1=1.0, C2=1.0, calibration="paper", data_norm=1.0):
+    r"""Terms of Theorem 4.3: :math:`\lVert Q^{(t)\top}Q^*_\perp\rVert_F \le \xi_{stat} + \xi_{priv} + \xi_{opt}(t)`.
+
+    .. math::
+        \gamma = \frac{3\lambda_{k+1} + \lambda_k}{3\lambda_k + \lambda_{k+1}},\quad
+        \alpha = \frac{2kN\sigma(\sqrt{\hat s} + \sqrt k + \tau)}{n\lambda_k},\quad
+        \rho = \frac{\gamma}{1 - \alpha},
+
+        \xi_{stat} = \frac{C_1\sqrt k}{1 - \rho^{1/4}}\,\frac{\sqrt{\lambda_1\lambda_{k+1}}}{\lambda_k - \lambda_{k+1}}
+                     \sqrt{\frac{s^*(k + \log d)}{n}},\qquad
+        \xi_{priv} = \frac{1}{\sqrt3(1 - \rho^{1/4})}\Big(1 + 2\sqrt{\frac{ks^*}{\hat s}}\Big)\frac{\alpha}{1 - \alpha},
+
+        \xi_{opt}(t) = \rho^{(t-1)/4}\min\Big\{\frac{\rho^{1/2}\sqrt{1 - \rho^{1/2}}}{2}, \frac14\Big\},
+
+    holding for all t = 1..T with probability at least
+    :math:`1 - 2Te^{-\tau^2/2} - 4/(n-1) - 1/d - 6\log n/n - 1/n`.  The Vu–Lei minimax lower
+    bound is :math:`C_2\frac{\sqrt{\lambda_1\lambda_{k+1}}}{\lambda_k-\lambda_{k+1}}\sqrt{s^*(k + \tfrac14\log d)/n}`.
+
+    Parameters
+    ----------
+    epsilon, delta, n_iter : privacy budget and T (σ from ``privacy.dps_pca_sigma``)
+    n_samples, n_providers, n_features, n_components, support_size, sparsity : n, N, d, k, s*, ŝ
+    eigenvalues : array, descending (at least k + 1 of them): λ₁ ≥ … ≥ λ_d of the covariance
+        *of the rows the algorithm sees* (normalised rows have eigenvalues ~1/d of the raw ones).
+    tau : float, optional
+        Default solves 2Te^{−τ²/2} = 0.05, i.e. τ = √(2 log(40T)); α is then its smallest
+        allowed value α_min(τ).
+    C1, C2 : the unspecified constants (default 1).
+
+    Returns
+    -------
+    dict with ``gamma, sigma, alpha, rho, tau, xi_stat, xi_priv, xi_opt`` (array over t = 1..T),
+    ``total`` (array over t), ``success_prob``, ``minimax_lower``, ``valid`` and ``reason``.
+    Where the theorem says nothing (ρ ≥ 1) the ξ terms are NaN.
+
+    Examples
+    --------
+    >>> out = dps_pca(1.0, 0.3, 10, 10**5, 1, 1000, 5, 10, 50, [100] * 5 + [10] * 995)
+    >>> round(out["gamma"], 5), out["valid"]
+    (0.41935, True)
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    T = check_int(n_iter, "n_iter", low=1)
+    n = check_int(n_samples, "n_samples", low=2)
+    N = check_int(n_providers, "n_providers", low=1)
+    d = check_int(n_features, "n_features", low=2)
+    k = check_int(n_components, "n_components", low=1, high=d - 1)
+    s_star = check_int(support_size, "support_size", low=k, high=d)
+    s_hat = check_int(sparsity, "sparsity", low=k, high=d)
+    lam = np.sort(np.asarray(eigenvalues, dtype=np.float64))[::-1]
+    if lam.size < k + 1:
+        raise ValueError(f"eigenvalues must contain at least n_components + 1 = {k + 1} values, got {lam.size}")
+    lam1, lamk, lamk1 = float(lam[0]), float(lam[k - 1]), float(lam[k])
+    if not lamk > lamk1:
+        raise ValueError(f"the theorem needs an eigengap λ_k > λ_(k+1); got {lamk:g} and {lamk1:g}")
+    C1 = check_positive(C1, "C1")
+    C2 = check_positive(C2, "C2")
+    if tau is None:
+        tau = math.sqrt(2 * math.log(40 * T))
+    tau = check_positive(tau, "tau", allow_zero=True)
+
+    sigma = dps_pca_sigma(epsilon, delta, T, data_norm=data_norm, method=calibration)
+    gamma = (3 * lamk1 + lamk) / (3 * lamk + lamk1)
+    alpha = 2 * k * N * sigma * (math.sqrt(s_hat) + math.sqrt(k) + tau) / (n * lamk)
+    success = 1 - 2 * T * math.exp(-tau**2 / 2) - 4 / (n - 1) - 1 / d - 6 * math.log(n) / n - 1 / n
+    gap_factor = math.sqrt(lam1 * lamk1) / (lamk - lamk1)
+    minimax = C2 * gap_factor * math.sqrt(s_star * (k + 0.25 * math.log(d)) / n)
+    t = np.arange(1, T + 1)
+
+    reasons = []
+    if alpha >= 1 - gamma:
+        reasons.append(f"alpha = {alpha:.3g} >= 1 - gamma = {1 - gamma:.3g} (noise too large: rho >= 1)")
+    if success <= 0:
+        reasons.append(f"success probability {success:.3g} <= 0")
+    valid = not reasons
+    out = dict(gamma=gamma, sigma=sigma, alpha=alpha, tau=tau, success_prob=success, minimax_lower=minimax,
+               valid=valid, reason="; ".join(reasons), C1=C1, C2=C2)
+    if alpha >= 1 - gamma:
+        nan = float("nan")
+        out.update(rho=gamma / (1 - alpha) if alpha < 1 else float("inf"), xi_stat=nan, xi_priv=nan,
+                   xi_opt=np.full(T, nan), total=np.full(T, nan))
+        return out
+    rho = gamma / (1 - alpha)
+    r4 = rho**0.25
+    xi_stat = C1 * math.sqrt(k) / (1 - r4) * gap_factor * math.sqrt(s_star * (k + math.log(d)) / n)
+    xi_priv = (1 + 2 * math.sqrt(k * s_star / s_hat)) * alpha / (1 - alpha) / (math.sqrt(3) * (1 - r4))
+    xi_opt = rho ** ((t - 1) / 4) * min(math.sqrt(rho) * math.sqrt(1 - math.sqrt(rho)) / 2, 0.25)
+    out.update(rho=rho, xi_stat=xi_stat, xi_priv=xi_priv, xi_opt=xi_opt, total=xi_stat + xi_priv + xi_opt)
+    return out
+
+
+#: The name used in spec dps_pca.md §3.1.
+dps_pca_thm43 = dps_pca

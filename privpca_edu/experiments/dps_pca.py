@@ -1,0 +1,260 @@
+"""DPS-PCA's Section 5 experiments (Ge et al. 2018) as functions returning tidy arrays.
+
+Every function defaults to the paper's settings (§5.1–5.2 of spec ``dps_pca.md``: n = 10⁵,
+d = 1000, k = 5, s* = 10, ŝ = 50, T = 10, one provider) and accepts ``scale="book"`` for the
+smaller setting the chapter runs live.  Data follow spec §5.0: rows scaled to unit norm (a
+per-record map, so it costs no privacy) so that ``data_norm = 1`` holds; the paper does not say
+how it normalised, so absolute levels can differ from its figures — orderings and shapes are
+what we compare.
+
+The algorithm is the package's own: :func:`privpca_edu.estimators.dps_pca.run_dps_pca` (what
+``DPSPCA.fit`` runs) on a cached scatter matrix, so one data draw serves many seeds.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+
+import numpy as np
+
+from .._validation import check_option, check_random_state, single_threaded_blas
+from ..datasets import spiked_sparse, spiked_sparse_scatter
+from ..estimators import PPCA
+from ..estimators._bingham import bingham_gibbs
+from ..estimators._power import initial_basis
+from ..estimators.dps_pca import run_dps_pca
+from ..privacy import dps_pca_sigma, mod_sulq_noise_scale, symmetric_noise
+from ..subspace import random_subspace_distance, subspace_distance, top_eigenvectors
+
+__all__ = [
+    "SCALES",
+    "model_scatter",
+    "trajectories",
+    "figure2_theory",
+    "figure3a",
+    "figure3b",
+    "figure4a",
+    "figure4b",
+    "table1",
+    "PAPER_TABLE1",
+]
+
+#: Sizes of the paper and of the book's live version.
+SCALES = {
+    "paper": dict(n_samples=100_000, n_features=1000, n_components=5, support_size=10, sparsity=50, n_iter=10),
+    "book": dict(n_samples=20_000, n_features=200, n_components=5, support_size=10, sparsity=20, n_iter=10),
+}
+
+#: The paper's Table 1 (CPU seconds, Intel Xeon 3.4 GHz; DPS-PCA "< 1 ms").
+PAPER_TABLE1 = {"d": (200, 400, 800), "DPS-PCA": (1e-3, 1e-3, 1e-3), "MOD-SuLQ": (0.008, 0.021, 0.097),
+                "PPCA (100 Gibbs sweeps)": (9.82, 37.46, 173.78)}
+
+
+def _progress(iterable, progress, desc=""):
+    """Wrap with tqdm when ``progress`` is true and tqdm is installed; else return as is."""
+    if not progress:
+        return iterable
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm comes with jupyter-book, not a dependency
+        return iterable
+    return tqdm(iterable, desc=desc, leave=False)
+
+
+def _settings(scale, **overrides):
+    check_option(scale, "scale", tuple(SCALES))
+    cfg = dict(SCALES[scale])
+    cfg.update({k: v for k, v in overrides.items() if v is not None})
+    return cfg
+
+
+@functools.lru_cache(maxsize=8)
+def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0, scaling="unit"):
+    """Cached (scatter XᵀX, n, Q*, eigenvalues) of one draw of the §5.1 model (X never stored)."""
+    data = spiked_sparse_scatter(n_samples, n_features, n_components, support_size, scaling=scaling,
+                                 random_state=data_seed)
+    scatter = data.info["scatter"]
+    scatter.setflags(write=False)
+    return scatter, n_samples, data.components, data.eigenvalues
+
+
+def trajectories(scatter, n_samples, truth, *, epsilon, delta, sparsity, n_iter, seeds, calibration="paper",
+                 threshold_init=False, noise="independent"):
+    """D(Q(t), Q*) for t = 0..T (t = 0 is the start Q(1)) for each seed: array (n_seeds, T + 1).
+
+    Exactly Algorithm 1 with one provider holding all n rows; seed s draws the random start and
+    the noise, as ``DPSPCA(random_state=s)`` would.
+    """
+    d, k = truth.shape
+    sigma = dps_pca_sigma(epsilon, delta, n_iter, method=calibration)
+    out = np.empty((len(seeds), n_iter + 1))
+    with single_threaded_blas():
+        for i, seed in enumerate(seeds):
+            rng = check_random_state(seed)
+            Q1 = initial_basis("random", d, k, sparsity, threshold_init, rng)
+            history, _ = run_dps_pca([scatter], [n_samples], Q1, sparsity, n_iter, sigma, noise=noise,
+                                     random_state=rng)
+            out[i] = [subspace_distance(Q, truth) for Q in history]
+    return out
+
+
+def _sweep(param_name, values, scale, epsilon, delta, n_seeds, data_seed, progress, calibration, **overrides):
+    cfg = _settings(scale, **overrides)
+    scatter, n, truth, eigenvalues = model_scatter(cfg["n_samples"], cfg["n_features"], cfg["n_components"],
+                                                    cfg["support_size"], data_seed)
+    runs = []
+    for v in _progress(values, progress, param_name):
+        eps, dl = (v, delta) if param_name == "epsilon" else (epsilon, v)
+        runs.append(trajectories(scatter, n, truth, epsilon=eps, delta=dl, sparsity=cfg["sparsity"],
+                                 n_iter=cfg["n_iter"], seeds=range(n_seeds), calibration=calibration))
+    runs = np.array(runs)  # (len(values), n_seeds, T + 1)
+    return dict(values=np.asarray(values, dtype=float), parameter=param_name, iteration=np.arange(cfg["n_iter"] + 1),
+                mean=runs.mean(axis=1), std=runs.std(axis=1, ddof=1) if n_seeds > 1 else np.zeros(runs.shape[::2]),
+                runs=runs, settings=dict(cfg, epsilon=epsilon, delta=delta, n_seeds=n_seeds, calibration=calibration),
+                random_guess=random_subspace_distance(cfg["n_features"], cfg["n_components"]))
+
+
+def figure3a(scale="paper", *, epsilons=(0.5, 1.0, 1.5, 2.0), delta=0.3, n_seeds=20, data_seed=0, progress=False,
+             calibration="paper", **overrides):
+    """Fig. 3(a): error against iteration for several ε at δ = 0.3 (mean and sd over seeds)."""
+    return _sweep("epsilon", epsilons, scale, None, delta, n_seeds, data_seed, progress, calibration, **overrides)
+
+
+def figure3b(scale="paper", *, deltas=(0.01, 0.05, 0.1, 0.5), epsilon=1.0, n_seeds=20, data_seed=0, progress=False,
+             calibration="paper", **overrides):
+    """Fig. 3(b): error against iteration for several δ.
+
+    The paper's text says ε = 1.0 and its caption ε = 2.0 (spec §5.3); pass ``epsilon=`` to
+    choose and label the plot with it.
+    """
+    return _sweep("delta", deltas, scale, epsilon, None, n_seeds, data_seed, progress, calibration, **overrides)
+
+
+def figure2_theory(*, epsilons=None, delta=0.01, n_iter=10, n_samples=100_000, n_features=1000, n_components=5,
+                   support_size=10, sparsity=50, eigenvalues=None, C1=1.0, C2=1.0, calibration="paper"):
+    """Fig. 2: the three terms of Theorem 4.3 against ε (δ = 0.01; the paper's other parameters
+    are not given, so the §5.1 model's unnormalised spectrum is the default).
+
+    Returns arrays over ε of ``xi_stat``, ``xi_priv``, ``xi_opt_final`` (t = T), ``total``,
+    ``minimax_lower`` and the boolean ``valid`` (shade where False: the theorem says nothing).
+    """
+    from .._bounds_dps import dps_pca as thm43
+
+    epsilons = np.linspace(0.2, 2.0, 37) if epsilons is None else np.asarray(epsilons, dtype=float)
+    if eigenvalues is None:
+        eigenvalues = np.r_[np.full(n_components, 100.0), np.full(n_features - n_components, 10.0)]
+    keys = ("xi_stat", "xi_priv", "minimax_lower", "alpha", "rho", "sigma")
+    out = {key: np.empty(len(epsilons)) for key in keys}
+    out.update(xi_opt_final=np.empty(len(epsilons)), total=np.empty(len(epsilons)), valid=np.empty(len(epsilons), bool))
+    for i, eps in enumerate(epsilons):
+        r = thm43(eps, delta, n_iter, n_samples, 1, n_features, n_components, support_size, sparsity, eigenvalues,
+                  C1=C1, C2=C2, calibration=calibration)
+        for key in keys:
+            out[key][i] = r[key]
+        out["xi_opt_final"][i] = r["xi_opt"][-1]
+        out["total"][i] = r["total"][-1]
+        out["valid"][i] = r["valid"]
+    out["epsilon"] = epsilons
+    out["delta"] = delta
+    return out
+
+
+def _ppca_error(scatter, n_components, epsilon, sweeps, truth, rng):
+    # PPCA's law exp(c·tr(VᵀXᵀXV)) with c from the estimator itself (one source of truth)
+    c = PPCA(n_components, epsilon=epsilon)._concentration(epsilon, 1.0)
+    V = bingham_gibbs(c * scatter, n_components, sweeps, rng)
+    return subspace_distance(V, truth)
+
+
+def _mod_sulq_error(scatter, n, n_components, epsilon, delta, truth, rng):
+    # ModSuLQ's release A + E (β from privacy.py, the estimator's own calibration) on a cached A
+    d = scatter.shape[0]
+    beta = mod_sulq_noise_scale(d, n, epsilon, delta)
+    _, V = top_eigenvectors(scatter / n + symmetric_noise(d, beta, random_state=rng), n_components)
+    return subspace_distance(V, truth)
+
+
+def figure4a(scale="paper", *, epsilons=None, delta=0.3, n_seeds=3, ppca_sweeps=1000, data_seed=0, progress=False,
+             **overrides):
+    """Fig. 4(a): final error against ε for DPS-PCA, PPCA (Gibbs) and MOD-SuLQ.
+
+    The paper's x-axis runs 0.8–2.0 (spec §5.3); both D = ‖sin Θ‖_F and the projection distance
+    √2·D are returned, because the paper's y-axis (up to 3.0) suggests it plotted the latter.
+    PPCA with 1000 sweeps at d = 1000 takes minutes per run: use ``scale="book"`` or fewer
+    ``ppca_sweeps`` for a quick look.
+    """
+    cfg = _settings(scale, **overrides)
+    epsilons = np.round(np.arange(0.8, 2.0001, 0.1), 2) if epsilons is None else np.asarray(epsilons, float)
+    scatter, n, truth, _ = model_scatter(cfg["n_samples"], cfg["n_features"], cfg["n_components"],
+                                         cfg["support_size"], data_seed)
+    methods = ("DPS-PCA", "PPCA", "MOD-SuLQ")
+    err = {m: np.empty((len(epsilons), n_seeds)) for m in methods}
+    for i, eps in enumerate(_progress(epsilons, progress, "epsilon")):
+        err["DPS-PCA"][i] = trajectories(scatter, n, truth, epsilon=eps, delta=delta, sparsity=cfg["sparsity"],
+                                         n_iter=cfg["n_iter"], seeds=range(n_seeds))[:, -1]
+        for j in range(n_seeds):
+            rng = np.random.default_rng([data_seed, i, j])
+            with single_threaded_blas():
+                err["PPCA"][i, j] = _ppca_error(scatter, cfg["n_components"], eps, ppca_sweeps, truth, rng)
+            err["MOD-SuLQ"][i, j] = _mod_sulq_error(scatter, n, cfg["n_components"], eps, delta, truth, rng)
+    return dict(epsilon=epsilons, methods=methods, sin_theta={m: e.mean(axis=1) for m, e in err.items()},
+                projection={m: math.sqrt(2) * e.mean(axis=1) for m, e in err.items()}, runs=err,
+                random_guess=random_subspace_distance(cfg["n_features"], cfg["n_components"]),
+                settings=dict(cfg, delta=delta, n_seeds=n_seeds, ppca_sweeps=ppca_sweeps))
+
+
+def figure4b(scale="paper", *, dims=(40, 60, 80, 100, 120, 140, 160), epsilon=1.0, delta=0.1, n_components=3,
+             support_size=10, n_samples=None, n_seeds=3, ppca_sweeps=1000, data_seed=0, progress=False, sparsity=None):
+    """Fig. 4(b): final error against dimension d (n = 10⁵, ε = 1, δ = 0.1, k = 3, s* = 10).
+
+    The paper's text says d = 40–140 and its axis runs to 160; the default covers both.
+    """
+    n = n_samples or SCALES[scale]["n_samples"]
+    s_hat = sparsity or SCALES[scale]["sparsity"]
+    methods = ("DPS-PCA", "PPCA", "MOD-SuLQ")
+    err = {m: np.empty((len(dims), n_seeds)) for m in methods}
+    for i, d in enumerate(_progress(dims, progress, "d")):
+        scatter, _, truth, _ = model_scatter(n, d, n_components, support_size, data_seed)
+        err["DPS-PCA"][i] = trajectories(scatter, n, truth, epsilon=epsilon, delta=delta, sparsity=min(s_hat, d),
+                                         n_iter=SCALES[scale]["n_iter"], seeds=range(n_seeds))[:, -1]
+        for j in range(n_seeds):
+            rng = np.random.default_rng([data_seed, d, j])
+            with single_threaded_blas():
+                err["PPCA"][i, j] = _ppca_error(scatter, n_components, epsilon, ppca_sweeps, truth, rng)
+            err["MOD-SuLQ"][i, j] = _mod_sulq_error(scatter, n, n_components, epsilon, delta, truth, rng)
+    return dict(dims=np.asarray(dims), methods=methods, sin_theta={m: e.mean(axis=1) for m, e in err.items()},
+                runs=err, settings=dict(n_samples=n, epsilon=epsilon, delta=delta, n_components=n_components,
+                                         support_size=support_size, sparsity=s_hat, n_seeds=n_seeds,
+                                         ppca_sweeps=ppca_sweeps))
+
+
+def table1(dims=(200, 400, 800), *, n_samples=20_000, n_components=5, ppca_sweeps=100, repeats=3, data_seed=0):
+    """Table 1: CPU time (median seconds) of DPS-PCA (T = 10, excluding forming Σ̂, as the paper's
+    "< 1 ms" implies), MOD-SuLQ (noise + top-k, excluding Σ̂) and PPCA (``ppca_sweeps`` Gibbs
+    sweeps), plus the time to form Σ̂ itself."""
+    rows = {"d": tuple(dims), "DPS-PCA": [], "MOD-SuLQ": [], "PPCA (100 Gibbs sweeps)": [], "form Σ̂": []}
+    for d in dims:
+        data = spiked_sparse(n_samples, d, n_components, 10, scaling="unit", random_state=data_seed)
+        t0 = time.perf_counter()
+        scatter = data.X.T @ data.X
+        rows["form Σ̂"].append(time.perf_counter() - t0)
+        truth = data.components
+        timing = {"DPS-PCA": [], "MOD-SuLQ": [], "PPCA (100 Gibbs sweeps)": []}
+        for r in range(repeats):
+            t0 = time.perf_counter()
+            trajectories(scatter, n_samples, truth, epsilon=1.0, delta=0.3, sparsity=50, n_iter=10, seeds=[r])
+            timing["DPS-PCA"].append(time.perf_counter() - t0)
+            rng = np.random.default_rng(r)
+            t0 = time.perf_counter()
+            _mod_sulq_error(scatter, n_samples, n_components, 1.0, 0.3, truth, rng)
+            timing["MOD-SuLQ"].append(time.perf_counter() - t0)
+            if r == 0:  # PPCA is slow: one run
+                t0 = time.perf_counter()
+                with single_threaded_blas():
+                    _ppca_error(scatter, n_components, 1.0, ppca_sweeps, truth, rng)
+                timing["PPCA (100 Gibbs sweeps)"].append(time.perf_counter() - t0)
+        for key, values in timing.items():
+            rows[key].append(float(np.median(values)))
+    return rows
