@@ -183,6 +183,9 @@ def clip_rows(X, data_norm, *, name="X", warn=True):
     return X, n_clipped
 
 
+_BLAS_CONTROLLER = []
+
+
 @contextlib.contextmanager
 def single_threaded_blas():
     """Limit BLAS/LAPACK to one thread inside the block.
@@ -190,12 +193,18 @@ def single_threaded_blas():
     Iterative algorithms here (Gibbs sweeps, power iterations, ADMM) interleave many small
     BLAS calls with Python work.  Measured on the project's 2-core machines, OpenBLAS's thread
     wake-ups then make a 100×100 Gibbs sweep ~10× slower than one thread, and one thread is
-    as fast as two even for an 800×800 ``eigh``.  Uses :mod:`threadpoolctl`.
+    as fast as two even for an 800×800 ``eigh``.  Uses :mod:`threadpoolctl`; the controller
+    (which inspects the loaded libraries — numpy's and scipy's OpenBLAS — and costs ~6 ms to
+    build) is built once, after both are loaded, so entering the block costs ~6 µs.
     """
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - threadpoolctl is a declared dependency
         yield
         return
-    with threadpool_limits(limits=1, user_api="blas"):
+    if not _BLAS_CONTROLLER:
+        import scipy.linalg  # noqa: F401  (make sure scipy's own BLAS is loaded and seen)
+
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    with _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas"):
         yield

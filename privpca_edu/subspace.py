@@ -32,6 +32,7 @@ __all__ = [
     "random_subspace_distance",
     "thin_qr",
     "truncate_rows",
+    "kept_rows",
     "fix_signs",
     "top_eigenvectors",
     "random_orthonormal",
@@ -144,7 +145,7 @@ def thin_qr(A, *, rtol=1e-10):
     A = np.asarray(A, dtype=np.float64)
     if A.ndim != 2 or A.shape[1] > A.shape[0]:
         raise ValueError(f"A must be a (d, k) array with k <= d, got shape {A.shape}")
-    Q, R = np.linalg.qr(A, mode="reduced")
+    Q, R = linalg.qr(A, mode="economic", check_finite=False)
     diag = np.diag(R)
     scale = max(np.max(np.abs(diag)) if diag.size else 0.0, np.finfo(float).tiny)
     if np.any(np.abs(diag) <= rtol * scale) or not np.all(np.isfinite(diag)):
@@ -160,24 +161,36 @@ def thin_qr(A, *, rtol=1e-10):
     return Q, R * signs[:, None]
 
 
+def kept_rows(V, n_rows):
+    """Sorted indices of the ``n_rows`` rows of V with the largest ℓ2 norms.
+
+    O(d) selection (``argpartition``) with a deterministic tie-break: among rows whose norm
+    equals the cut-off, the smaller indices are kept — the same set a stable sort would keep.
+    """
+    V = np.asarray(V, dtype=np.float64)
+    d = V.shape[0]
+    n_rows = check_int(n_rows, "n_rows", low=0, high=d)
+    if n_rows == d:
+        return np.arange(d)
+    if n_rows == 0:
+        return np.arange(0)
+    norms = np.einsum("ij,ij->i", V, V) if V.ndim == 2 else V * V
+    cut = norms[np.argpartition(norms, d - n_rows)[d - n_rows]]  # the n_rows-th largest norm
+    greater = np.flatnonzero(norms > cut)
+    ties = np.flatnonzero(norms == cut)[: n_rows - greater.size]
+    return np.sort(np.concatenate([greater, ties]))
+
+
 def truncate_rows(V, n_rows):
     """Keep the ``n_rows`` rows of V with the largest ℓ2 norms, zero the others (a copy).
 
-    Ties are broken by the smaller row index (stable sort), so the result is deterministic.
-    ``n_rows = d`` returns an unchanged copy.  This is Algorithm 2 ("Threshold") of Ge et
-    al. (2018); for k = 1 it keeps the largest-magnitude entries.
+    Ties are broken by the smaller row index, so the result is deterministic.  ``n_rows = d``
+    returns an unchanged copy.  This is Algorithm 2 ("Threshold") of Ge et al. (2018); for
+    k = 1 it keeps the largest-magnitude entries.
     """
     V = np.asarray(V, dtype=np.float64)
-    if V.ndim == 1:
-        return truncate_rows(V[:, None], n_rows)[:, 0]
-    d = V.shape[0]
-    n_rows = check_int(n_rows, "n_rows", low=0, high=d)
+    keep = kept_rows(V, n_rows)
     out = np.zeros_like(V)
-    if n_rows == d:
-        out[:] = V
-        return out
-    norms = np.einsum("ij,ij->i", V, V)
-    keep = np.argsort(-norms, kind="stable")[:n_rows]
     out[keep] = V[keep]
     return out
 
@@ -225,3 +238,73 @@ def random_orthonormal(n_features, n_components, random_state=None):
     k = check_int(n_components, "n_components", low=1, high=d)
     Q, _ = thin_qr(rng.standard_normal((d, k)))
     return Q
+
+
+def fantope_projection(A, n_components, *, return_eigen=False):
+    r"""Frobenius-norm projection of a symmetric matrix onto the Fantope :math:`\mathcal F^k`.
+
+    :math:`\mathcal F^k = \{X = X^\top : 0 \preceq X \preceq I,\ \mathrm{tr}\,X = k\}` is the convex
+    hull of the rank-k orthogonal projectors.  Vu, Cho, Lei & Rohe (NIPS 2013, Lemma 4.1): with
+    :math:`A = \sum_j \gamma_j u_j u_j^\top`,
+
+    .. math:: P_{\mathcal F^k}(A) = \sum_j \gamma_j^+(\theta)\, u_j u_j^\top, \qquad
+              \gamma_j^+(\theta) = \min\{\max\{\gamma_j - \theta, 0\}, 1\},
+
+    where θ solves :math:`\sum_j \gamma_j^+(\theta) = k`.  The left side is continuous, piecewise
+    linear and non-increasing in θ with breakpoints :math:`\{\gamma_j, \gamma_j - 1\}`, so θ is
+    found *exactly*: evaluate the sum at the breakpoints, pick the segment where it crosses k and
+    solve the linear equation there (no bisection tolerance).  The trace is k to rounding error.
+
+    Parameters
+    ----------
+    A : array_like, shape (d, d)
+        Symmetric (it is symmetrised as (A + Aᵀ)/2 first).
+    n_components : int
+        k with 1 ≤ k ≤ d.
+    return_eigen : bool
+        Also return ``(theta, clipped_eigenvalues, eigenvectors)`` for teaching.
+
+    Returns
+    -------
+    P : ndarray, shape (d, d)
+        Symmetric, eigenvalues in [0, 1], trace k.  If A has an eigen-gap
+        :math:`\gamma_k - \gamma_{k+1} \ge 1`, P is exactly the rank-k eigenprojector of A.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = fantope_projection(np.diag([3.0, 1.0, 0.5]), 1)
+    >>> np.round(np.diag(P), 12).tolist()
+    [1.0, 0.0, 0.0]
+    >>> round(float(np.trace(fantope_projection(np.diag([0.2, 0.1, 0.0]), 2))), 12)
+    2.0
+    """
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be a square (d, d) matrix, got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise ValueError("A must contain only finite values")
+    d = A.shape[0]
+    k = check_int(n_components, "n_components", low=1, high=d)
+    gamma, U = np.linalg.eigh((A + A.T) / 2)
+
+    def clipped_sum(theta):  # Σ_j min(max(γ_j − θ, 0), 1) for a vector of θ
+        return np.clip(gamma[None, :] - np.asarray(theta)[:, None], 0.0, 1.0).sum(axis=1)
+
+    breaks = np.unique(np.concatenate([gamma, gamma - 1.0]))  # ascending
+    values = clipped_sum(breaks)  # non-increasing, = d at breaks[0], = 0 at breaks[-1]
+    # Last breakpoint whose sum is still ≥ k; the root lies on [breaks[i], breaks[i + 1]].
+    i = int(np.nonzero(values >= k)[0][-1])
+    if values[i] == k or i == len(breaks) - 1:
+        theta = breaks[i]
+    else:
+        lo, hi = breaks[i], breaks[i + 1]
+        theta = lo + (values[i] - k) / (values[i] - values[i + 1]) * (hi - lo)
+    weights = np.clip(gamma - theta, 0.0, 1.0)
+    keep = weights > 0
+    Uk = U[:, keep]
+    P = (Uk * weights[keep]) @ Uk.T
+    P = (P + P.T) / 2
+    if return_eigen:
+        return P, (float(theta), weights, U)
+    return P

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_random_state
-from ..subspace import subspace_distance, thin_qr, truncate_rows
+from ..subspace import kept_rows, subspace_distance, thin_qr, truncate_rows
 
 
 def initial_basis(init, n_features, n_components, sparsity, threshold_init, random_state):
@@ -66,9 +66,17 @@ def truncated_orthogonal_iteration(apply, Q1, sparsity, n_iter, *, tol=None, max
     history = [Q1]
     Q = Q1
     limit = n_iter if n_iter is not None else max_iter
+    d = Q1.shape[0]
     for t in range(1, limit + 1):
         V, _ = thin_qr(apply(Q, t))
-        Q_next, _ = thin_qr(truncate_rows(V, sparsity))
+        if sparsity == d:
+            Q_next, _ = thin_qr(V)
+        else:
+            # Thin_QR(Threshold(V)): the zeroed rows do not touch R, so factorise only the ŝ×k
+            # kept block (the same Q, at O(ŝk²) instead of O(dk²)).
+            keep = kept_rows(V, sparsity)
+            Q_next = np.zeros_like(V)
+            Q_next[keep], _ = thin_qr(V[keep])
         history.append(Q_next)
         if n_iter is None and subspace_distance(Q_next, Q) < tol:
             break

@@ -28,6 +28,14 @@ def _provider_noise(sigma, shape, rng):
     return rng.standard_normal(shape) * sigma
 
 
+def _sparse_product(C, Q):
+    """C @ Q for symmetric C, using only Q's nonzero rows: O(kŝd) once Q is ŝ-row-sparse."""
+    rows = np.flatnonzero(Q.any(axis=1))
+    if rows.size > Q.shape[0] // 2:
+        return C @ Q
+    return (Q[rows].T @ C[rows]).T  # C symmetric: C[:, rows] @ Q[rows] = (Q[rows]ᵀ C[rows])ᵀ
+
+
 def run_dps_pca(scatters, sizes, Q1, sparsity, n_iter, sigma, *, noise="independent", random_state=None,
                 record_messages=False):
     """The iterations of Algorithm 1 from Q(1), given each provider's scatter Σ_{x∈S_i} xxᵀ.
@@ -59,9 +67,9 @@ def run_dps_pca(scatters, sizes, Q1, sparsity, n_iter, sigma, *, noise="independ
         else:
             noises = [_provider_noise(sigma, (d, k), rng) for _ in scatters]
         if messages is None:
-            return (total_scatter @ Q + sum(noises)) / n
+            return (_sparse_product(total_scatter, Q) + sum(noises)) / n
         # provider i releases n_i H_i = n_i Σ̂_i Q + G_i; the server sums and divides by n
-        releases = [C @ Q + G for C, G in zip(scatters, noises)]
+        releases = [_sparse_product(C, Q) + G for C, G in zip(scatters, noises)]
         messages.append([R / n_i for R, n_i in zip(releases, sizes)])
         return sum(releases) / n
 
