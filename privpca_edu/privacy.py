@@ -163,7 +163,12 @@ def _analytic_sigma(sensitivity, epsilon, delta):
             lo = mid
         else:
             hi = mid
-    return math.exp(hi)
+    # exp(hi) and the public check's log/exp round trip can land a few ulp on the wrong side:
+    # step up to the first float σ that passes the check exactly as analytic_gaussian_delta does.
+    sigma = math.exp(hi)
+    while math.exp(_log_analytic_delta(math.log(sigma), sensitivity, epsilon)) > delta:
+        sigma = math.nextafter(sigma, math.inf)
+    return sigma
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_int, check_option
+from .._validation import check_int, check_option, check_random_state
 from ..subspace import fix_signs, top_eigenvectors
 from ._base import PrivateEstimator
 from ._bingham import bingham_gibbs, kgm_log_ratio, sample_bingham_exact
@@ -98,6 +98,7 @@ class PPCA(PrivateEstimator):
     def fit(self, X, y=None):
         X, k, epsilon, delta, data_norm = self._prepare(X)
         n_sweeps = self._validated_sampler(k)
+        rng = check_random_state(self.random_state)  # validated even when ε = inf draws nothing
         C = X.T @ X
         if math.isinf(epsilon):
             _, basis = top_eigenvectors(C, k)
@@ -105,9 +106,9 @@ class PPCA(PrivateEstimator):
         else:
             c = self._concentration(epsilon, data_norm)
             if self.sampler == "exact":
-                basis = sample_bingham_exact(c * C, random_state=self.random_state, log_ratio=self._log_ratio)[:, None]
+                basis = sample_bingham_exact(c * C, random_state=rng, log_ratio=self._log_ratio)[:, None]
             else:
-                basis = bingham_gibbs(c * C, k, n_sweeps, random_state=self.random_state)
+                basis = bingham_gibbs(c * C, k, n_sweeps, random_state=rng)
         self.concentration_ = c
         self.noise_scale_ = 0.0 if math.isinf(c) else 1.0 / c
         self._set_components(fix_signs(basis))
