@@ -4,7 +4,7 @@ Public names follow the project's API contract: the estimators, ``subspace_dista
 submodules ``datasets``, ``privacy``, ``subspace``, ``audit``, ``bounds`` and ``widgets``.
 """
 
-from . import datasets, privacy, subspace
+from . import bounds, datasets, privacy, subspace
 from ._validation import PrivacyWarning
 from .estimators import DPSPCA, PCA, PPCA, AnalyzeGauss, ModSuLQ, PrivacyRecord, TruncatedPowerPCA
 from .subspace import subspace_distance
@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "PrivacyRecord",
-    "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "__version__",
+    "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "bounds", "audit", "__version__",
 ]
 
 from . import audit  # noqa: E402  (audit builds on the estimators)

@@ -258,3 +258,110 @@ def table1(dims=(200, 400, 800), *, n_samples=20_000, n_components=5, ppca_sweep
         for key, values in timing.items():
             rows[key].append(float(np.median(values)))
     return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# The chapter's live figure
+# ---------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=8)
+def _book_spectrum(n_samples, n_features, n_components, support_size, data_seed):
+    scatter, n, _, _ = model_scatter(n_samples, n_features, n_components, support_size, data_seed)
+    lam = np.linalg.eigvalsh(scatter / n)[::-1].copy()
+    lam.setflags(write=False)
+    return lam
+
+
+def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components, support_size, sparsity,
+                         eigenvalues, calibration="paper", epsilons=None, n_samples=None, C1=1.0):
+    """Where Theorem 4.3's privacy term falls below its statistical term, over a grid of (ε, n).
+
+    Returns ``epsilon`` (grid), ``n_samples`` (grid), ``ratio`` = ξ_priv/ξ_stat (NaN where the
+    theorem is vacuous, i.e. α ≥ 1 − γ) and ``valid``.  Vectorised over n: σ depends on ε only.
+    """
+    from .._bounds_dps import dps_pca as thm43
+
+    epsilons = np.logspace(-1, 2, 61) if epsilons is None else np.asarray(epsilons, float)
+    ns = np.logspace(3, 7, 61) if n_samples is None else np.asarray(n_samples, float)
+    lam = np.asarray(eigenvalues, float)
+    k = n_components
+    lam1, lamk, lamk1 = lam[0], lam[k - 1], lam[k]
+    ref = thm43(1.0, delta, n_iter, 1000, n_providers, n_features, k, support_size, sparsity, lam, C1=C1,
+                calibration=calibration)
+    gamma, tau = ref["gamma"], ref["tau"]
+    sigmas = np.array([dps_pca_sigma(e, delta, n_iter, method=calibration) for e in epsilons])
+    alpha = 2 * k * n_providers * sigmas[:, None] * (math.sqrt(sparsity) + math.sqrt(k) + tau) / (ns[None, :] * lamk)
+    valid = alpha < 1 - gamma
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(valid, gamma / (1 - alpha), np.nan)
+        one_minus = 1 - rho**0.25
+        xi_priv = (1 + 2 * math.sqrt(k * support_size / sparsity)) * alpha / (1 - alpha) / (math.sqrt(3) * one_minus)
+        xi_stat = (C1 * math.sqrt(k) / one_minus * math.sqrt(lam1 * lamk1) / (lamk - lamk1)
+                   * np.sqrt(support_size * (k + math.log(n_features)) / ns[None, :]))
+        ratio = np.where(valid, xi_priv / xi_stat, np.nan)
+    return dict(epsilon=epsilons, n_samples=ns, ratio=ratio, valid=valid)
+
+
+@functools.lru_cache(maxsize=64)
+def _nonprivate_mean(n_samples, d, k, support_size, data_seed, s_hat, T, n_seeds, threshold_init):
+    scatter, n, truth, _ = model_scatter(n_samples, d, k, support_size, data_seed)
+    runs = trajectories(scatter, n, truth, epsilon=math.inf, delta=0.5, sparsity=s_hat, n_iter=T,
+                        seeds=range(n_seeds), threshold_init=threshold_init)
+    out = runs.mean(axis=0)
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_map(delta, T, N, d, k, support_size, s_hat, calibration, n_samples, data_seed):
+    lam = _book_spectrum(n_samples, d, k, support_size, data_seed)
+    return privacy_for_free_map(delta=delta, n_iter=T, n_providers=N, n_features=d, n_components=k,
+                                support_size=support_size, sparsity=s_hat, eigenvalues=lam, calibration=calibration,
+                                epsilons=np.logspace(-1, 2, 41), n_samples=np.logspace(3, 7, 41))
+
+
+def dps_pca_explorer(epsilon=1.0, delta=0.3, sparsity=20, n_iter=10, n_providers=1, threshold_init=False,
+                     calibration="paper", *, n_seeds=8, n_samples=20_000, n_features=200, n_components=5,
+                     support_size=10, data_seed=0):
+    """Twin of the chapter's dashboard: DPS-PCA error trajectories with Theorem 4.3's terms.
+
+    The book-scale §5.1 model (rows scaled to unit norm, cached), split evenly over
+    ``n_providers`` providers.  Only the aggregate Σᵢ(CᵢQ + Gᵢ) reaches the estimate and its
+    exact part is the pooled scatter whatever the split, so the providers differ only in how
+    much noise they add in total (√N·σ with independent noise).
+
+    Returns a dict: ``iteration`` (0..T), ``runs`` (n_seeds × T+1), ``mean``, ``nonprivate``
+    (mean trajectory with σ = 0), ``random_guess``, ``sigma``, ``bound`` (Theorem 4.3 terms:
+    ``xi_stat``, ``xi_priv``, ``xi_opt`` over t = 1..T, ``valid``, ``reason``), ``map``
+    (:func:`privacy_for_free_map`) and the settings; ``notes`` lists caveats (weak δ …).
+    """
+    from .._bounds_dps import dps_pca as thm43
+    from .._validation import check_int
+
+    d, k = check_int(n_features, "n_features", low=2), check_int(n_components, "n_components", low=1)
+    s_hat = check_int(sparsity, "sparsity", low=k, high=d)
+    T = check_int(n_iter, "n_iter", low=1)
+    N = check_int(n_providers, "n_providers", low=1, high=n_samples)
+    scatter, n, truth, _ = model_scatter(n_samples, d, k, support_size, data_seed)
+    sigma = dps_pca_sigma(epsilon, delta, T, method=calibration)
+    sizes = np.full(N, n // N)
+    sizes[: n - sizes.sum()] += 1
+    share = scatter / N  # N equal shares: only their sum enters the aggregate (see docstring)
+    runs = np.empty((n_seeds, T + 1))
+    with single_threaded_blas():
+        for seed in range(n_seeds):
+            rng = check_random_state(seed)
+            Q1 = initial_basis("random", d, k, s_hat, threshold_init, rng)
+            history, _ = run_dps_pca([share] * N, sizes, Q1, s_hat, T, sigma, random_state=rng)
+            runs[seed] = [subspace_distance(Q, truth) for Q in history]
+    free = _nonprivate_mean(n_samples, d, k, support_size, data_seed, s_hat, T, n_seeds, bool(threshold_init))
+    lam = _book_spectrum(n_samples, d, k, support_size, data_seed)
+    bound = thm43(epsilon, delta, T, n, N, d, k, support_size, s_hat, lam, calibration=calibration)
+    fmap = _cached_map(delta, T, N, d, k, support_size, s_hat, calibration, n_samples, data_seed)
+    notes = []
+    if delta > 1 / n:
+        notes.append(f"δ = {delta:g} > 1/n = {1 / n:.0e}: a weak guarantee")
+    return dict(iteration=np.arange(T + 1), runs=runs, mean=runs.mean(axis=0), nonprivate=free,
+                random_guess=random_subspace_distance(d, k), sigma=sigma, bound=bound, map=fmap, epsilon=epsilon,
+                delta=delta, sparsity=s_hat, n_iter=T, n_providers=N, n_samples=n, n_features=d, n_components=k,
+                support_size=support_size, threshold_init=threshold_init, calibration=calibration,
+                stuck=int(np.sum(runs[:, -1] > 0.97 * math.sqrt(k))), notes=notes)

@@ -1,0 +1,32 @@
+"""The DPS-PCA chapter's dashboard (twin: :func:`privpca_edu.experiments.dps_pca.dps_pca_explorer`)."""
+
+from __future__ import annotations
+
+from ..experiments.dps_pca import dps_pca_explorer
+from ..plotting_dps import DPSExplorerFigure
+from ..privacy import ITERATIVE_CALIBRATIONS
+from . import controls as C
+from .dashboard import Dashboard
+
+__all__ = ["dps_pca_dashboard"]
+
+
+def dps_pca_dashboard(epsilon=1.0, delta=0.3, sparsity=20, n_iter=10, n_providers=1, threshold_init=False,
+                      calibration="paper"):
+    """Error trajectories of DPS-PCA with Theorem 4.3's terms, and the "privacy for free" map.
+
+    Controls: ε, δ (log sliders), ŝ, T, number of providers N, the start (dense or the literal
+    thresholded one: the initialisation pitfall) and the σ calibration.
+    """
+    controls = {
+        "epsilon": C.epsilon_slider(epsilon, min_exp=-1, max_exp=2, step=0.05),
+        "delta": C.delta_slider(delta, min_exp=-6, max_exp=-0.1, step=0.05),
+        "sparsity": C.sparsity_slider(sparsity, min=5, max=200),
+        "n_iter": C.n_steps_slider(n_iter, min=1, max=30, description="T (iterations)"),
+        "n_providers": C.n_samples_slider(n_providers, options=(1, 2, 5, 10, 20, 50, 100, 1000),
+                                          description="N (providers)"),
+        "threshold_init": C.method_picker([("dense random start", False), ("thresholded random start", True)],
+                                          bool(threshold_init), description="start", kind="toggle"),
+        "calibration": C.method_picker(list(ITERATIVE_CALIBRATIONS), calibration, description="σ calibration"),
+    }
+    return Dashboard(dps_pca_explorer, DPSExplorerFigure(), controls)
