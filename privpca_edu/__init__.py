@@ -6,13 +6,23 @@ submodules ``datasets``, ``privacy``, ``subspace``, ``audit``, ``bounds`` and ``
 
 from . import bounds, datasets, privacy, subspace
 from ._validation import PrivacyWarning
-from .estimators import DPSPCA, PCA, PPCA, AnalyzeGauss, ModSuLQ, PrivacyRecord, TruncatedPowerPCA
+from .estimators import (
+    DPSPCA,
+    PCA,
+    PPCA,
+    AnalyzeGauss,
+    LocalGaussianPCA,
+    LocalSparsePCA,
+    ModSuLQ,
+    PrivacyRecord,
+    TruncatedPowerPCA,
+)
 from .subspace import subspace_distance
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "PrivacyRecord",
+    "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "LocalGaussianPCA", "LocalSparsePCA", "PrivacyRecord",
     "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "bounds", "audit", "__version__",
 ]
 

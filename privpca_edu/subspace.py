@@ -36,6 +36,7 @@ __all__ = [
     "fix_signs",
     "top_eigenvectors",
     "random_orthonormal",
+    "fantope_projection",
     "DISTANCE_KINDS",
 ]
 

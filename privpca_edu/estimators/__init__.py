@@ -4,9 +4,11 @@ from ._base import BaseEstimator, PCABase, PrivacyRecord, PrivateEstimator
 from .baselines import PCA, TruncatedPowerPCA
 from .covariance import AnalyzeGauss, ModSuLQ, NoisyMatrixMechanism, ReleaseParts
 from .dps_pca import DPSPCA
+from .local import LocalGaussianPCA, LocalSparsePCA
 from .ppca import PPCA
 
 __all__ = [
     "BaseEstimator", "PCABase", "PrivacyRecord", "PrivateEstimator", "NoisyMatrixMechanism",
     "ReleaseParts", "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA",
+    "LocalGaussianPCA", "LocalSparsePCA",
 ]
