@@ -151,11 +151,13 @@ def check_array(X, name="X", *, min_samples=1, min_features=1, copy=True):
     return arr
 
 
-def clip_rows(X, data_norm, *, name="X", warn=True):
+def clip_rows(X, data_norm, *, name="X", warn=True, copy=True):
     """Scale every row of norm > ``data_norm`` down to norm ``data_norm``.
 
     ``data_norm`` is a *public* bound supplied by the user (the privacy proofs assume it);
-    it is never estimated from the data.  Works on a copy: the input is never modified.
+    it is never estimated from the data.  Works on a copy, so the caller's array is never
+    modified; ``copy=False`` is for callers that pass their *own* float64 copy (from
+    :func:`check_array`) and saves a second copy of a large X.
     A :class:`PrivacyWarning` says how many rows were clipped.
 
     Returns
@@ -166,8 +168,8 @@ def clip_rows(X, data_norm, *, name="X", warn=True):
         How many rows were scaled down.
     """
     data_norm = check_positive(data_norm, "data_norm")
-    X = np.array(X, dtype=np.float64, copy=True)
-    norms = np.linalg.norm(X, axis=1)
+    X = np.array(X, dtype=np.float64, copy=True) if copy else X
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
     # A tiny relative slack so rows already normalised to the bound are not "clipped".
     over = norms > data_norm * (1 + 1e-12)
     n_clipped = int(over.sum())

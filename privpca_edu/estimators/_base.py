@@ -153,9 +153,9 @@ class PrivateEstimator(PCABase):
     def _prepare(self, X):
         """Validate X and k, clip rows to ``data_norm`` (on a copy; warns with the count)."""
         epsilon, delta, data_norm = self._validate_privacy()
-        X = check_array(X)
+        X = check_array(X)  # our own copy: clipping may work in place
         k = check_n_components(self.n_components, X.shape[1])
-        X, n_clipped = clip_rows(X, data_norm, warn=True)
+        X, n_clipped = clip_rows(X, data_norm, warn=True, copy=False)
         self.n_clipped_ = n_clipped
         self.n_samples_ = X.shape[0]
         return X, k, epsilon, delta, data_norm

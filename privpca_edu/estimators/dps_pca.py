@@ -192,7 +192,9 @@ class DPSPCA(PrivateEstimator):
         check_option(self.noise, "noise", ("independent", "shared"))
         rng = check_random_state(self.random_state)
 
-        clipped = [clip_rows(P, data_norm, name=f"provider {i}", warn=False) for i, P in enumerate(providers)]
+        # split_providers returned our own copies, so clipping may work in place
+        clipped = [clip_rows(P, data_norm, name=f"provider {i}", warn=False, copy=False)
+                   for i, P in enumerate(providers)]
         n_clipped = sum(c for _, c in clipped)
         if n_clipped:
             warnings.warn(
