@@ -93,7 +93,9 @@ def sample_bingham_exact(A, size=None, random_state=None, *, log_ratio=kgm_log_r
     filled = 0
     proposed = 0
     accepted = 0
-    rate_guess = max(math.exp(-log_M), 1e-3)
+    # The acceptance rate is |Ω|^{1/2}·E_unif[exp(−xᵀΨx)]/M, not 1/M (1/M is only a lower bound
+    # and underflows for concentrated laws): start with a modest batch and adapt to the rate seen.
+    rate_guess = 0.5
     while filled < n:
         batch = int(min(max(64, 1.2 * (n - filled) / rate_guess), 2_000_000))
         y = rng.standard_normal((batch, d)) / np.sqrt(omega)
