@@ -1,0 +1,84 @@
+"""One function per interactive figure of the book; each returns an :class:`ipywidgets.Widget`.
+
+Each is three lines of wiring: controls (from :mod:`.controls`), the twin (from
+:mod:`privpca_edu.experiments`), the drawing (from :mod:`privpca_edu.plotting`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import experiments, plotting
+from . import controls as C
+from .dashboard import Dashboard
+
+__all__ = ["attack_dashboard", "sigma_dashboard", "planes_dashboard", "angles_dashboard", "SENSITIVITY_OPTIONS"]
+
+#: Δ choices of :func:`sigma_dashboard`: (label, value).
+SENSITIVITY_OPTIONS = (
+    ("Δ = 1 (XᵀX, add/remove)", 1.0),
+    ("Δ = √2 (XᵀX, replace-one)", math.sqrt(2.0)),
+    ("Δ = 2 (DPS-PCA's Σ̂Q, replace-one)", 2.0),
+)
+
+
+def attack_dashboard(epsilon=1.0, n_samples=20, *, n_features=10, n_components=1, delta=1e-5, random_state=0):
+    """Chapter 1: reconstruction and membership attacks against a PCA release, and the cost of
+    stopping them.  Twin: :func:`privpca_edu.experiments.membership_attack`.
+
+    Controls: ε (log slider), n, d, k.  δ and the seed are fixed arguments.
+    """
+    controls = {
+        "epsilon": C.epsilon_slider(epsilon, min_exp=-2, max_exp=2, step=0.05),
+        "n_samples": C.n_samples_slider(n_samples),
+        "n_features": C.n_features_slider(n_features, min=2, max=30),
+        "n_components": C.n_components_slider(n_components, min=1, max=5),
+    }
+    return Dashboard(experiments.membership_attack, plotting.AttackFigure(), controls,
+                     fixed={"delta": delta, "random_state": random_state})
+
+
+def sigma_dashboard(epsilon=1.0, delta=0.3, n_steps=10, sensitivity=2.0):
+    """Chapter 2: per-step Gaussian noise σ against ε for every accounting method.
+    Twin: :func:`privpca_edu.experiments.sigma_curves`.
+
+    Controls (in this order — the ε slider is the first slider on the page): ε, δ (log
+    sliders), T, Δ.  The defaults (δ = 0.3, T = 10, Δ = 2) are those of the reference table in
+    spec dps_pca.md §2.2, whose values appear as black crosses.
+    """
+    options = list(SENSITIVITY_OPTIONS)
+    if all(abs(value - sensitivity) > 1e-12 for _, value in options):
+        options.append((f"Δ = {sensitivity:g}", float(sensitivity)))
+    value = next(v for _, v in options if abs(v - sensitivity) <= 1e-12)
+    controls = {
+        "epsilon": C.epsilon_slider(epsilon, min_exp=-2, max_exp=2, step=0.05),
+        "delta": C.delta_slider(delta, min_exp=-10, max_exp=-0.1, step=0.01),
+        "n_steps": C.n_steps_slider(n_steps, min=1, max=50),
+        "sensitivity": C.method_picker(options, value, description="sensitivity (rows of norm ≤ 1)",
+                                       width="440px"),
+    }
+    return Dashboard(experiments.sigma_curves, plotting.SigmaFigure(), controls)
+
+
+def planes_dashboard(tilt_x=30.0, tilt_y=0.0, n_components=2):
+    """Chapter 3: rotate a plane (or a line) in R³ and read off the three distances.
+    Twin: :func:`privpca_edu.experiments.plane_distances`."""
+    controls = {
+        "tilt_x": C.angle_slider(tilt_x, description="tilt about x₁ (°)"),
+        "tilt_y": C.angle_slider(tilt_y, description="tilt about x₂ (°)"),
+        "n_components": C.method_picker([("lines (k = 1)", 1), ("planes (k = 2)", 2)], n_components,
+                                        description="subspaces", kind="toggle"),
+    }
+    return Dashboard(experiments.plane_distances, plotting.PlanesFigure(), controls)
+
+
+def angles_dashboard(theta1=30.0, theta2=60.0, n_features=10):
+    """Chapter 3: two planes in R^d with two independent principal angles.
+    Twin: :func:`privpca_edu.experiments.angle_distances`."""
+    controls = {
+        "theta1": C.angle_slider(theta1, min=0, max=90, description="θ₁ (°)"),
+        "theta2": C.angle_slider(theta2, min=0, max=90, description="θ₂ (°)"),
+        "n_features": C.n_samples_slider(n_features, options=(4, 5, 6, 10, 20, 50, 100, 1000),
+                                         description="d (ambient dimension)"),
+    }
+    return Dashboard(experiments.angle_distances, plotting.AnglesFigure(), controls)

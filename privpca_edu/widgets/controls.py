@@ -1,0 +1,112 @@
+"""Shared controls: one factory per knob the book turns, so every chapter looks and feels alike.
+
+All sliders use ``continuous_update=False``: the figure updates when the mouse is released (or
+a key is pressed), so a drag never queues a backlog of stale computations in the kernel.
+Privacy parameters live on logarithmic sliders (:class:`ipywidgets.FloatLogSlider`): the
+interesting range of ε and δ spans decades.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+__all__ = [
+    "epsilon_slider",
+    "delta_slider",
+    "sparsity_slider",
+    "contamination_slider",
+    "n_samples_slider",
+    "n_features_slider",
+    "n_components_slider",
+    "n_steps_slider",
+    "angle_slider",
+    "seed_picker",
+    "method_picker",
+    "N_SAMPLES_OPTIONS",
+]
+
+_STYLE = {"description_width": "initial"}
+
+#: Sample sizes offered by :func:`n_samples_slider`: roughly 1-2-5 steps per decade.
+N_SAMPLES_OPTIONS = (5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
+
+
+def _layout(width):
+    return W.Layout(width=width)
+
+
+def epsilon_slider(value=1.0, *, min_exp=-2.0, max_exp=2.0, step=0.05, description="ε (privacy budget)",
+                   width="360px"):
+    """ε on a log slider from 10^min_exp to 10^max_exp (default 0.01 … 100)."""
+    return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step, description=description,
+                            readout_format=".3g", continuous_update=False, style=_STYLE, layout=_layout(width))
+
+
+def delta_slider(value=1e-5, *, min_exp=-10.0, max_exp=-0.1, step=0.01, description="δ", width="360px"):
+    """δ on a log slider from 10^min_exp to 10^max_exp (default 1e-10 … 0.79; δ < 1 always)."""
+    return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step, description=description,
+                            readout_format=".2g", continuous_update=False, style=_STYLE, layout=_layout(width))
+
+
+def sparsity_slider(value=10, *, min=1, max=100, description="ŝ (rows kept)", width="320px"):
+    """ŝ, the number of nonzero rows a sparse method keeps."""
+    return W.IntSlider(value=value, min=min, max=max, step=1, description=description, continuous_update=False,
+                       style=_STYLE, layout=_layout(width))
+
+
+def contamination_slider(value=0.0, *, max=0.5, step=0.01, description="contamination (fraction)",
+                         width="360px"):
+    """Fraction of records replaced by outliers (robust methods)."""
+    return W.FloatSlider(value=value, min=0.0, max=max, step=step, description=description, readout_format=".2f",
+                         continuous_update=False, style=_STYLE, layout=_layout(width))
+
+
+def n_samples_slider(value=1000, *, options=N_SAMPLES_OPTIONS, description="n (records)", width="360px"):
+    """n on a slider of roughly log-spaced sizes (:data:`N_SAMPLES_OPTIONS`)."""
+    options = tuple(options)
+    if value not in options:
+        options = tuple(sorted(set(options) | {value}))
+    return W.SelectionSlider(options=options, value=value, description=description, continuous_update=False,
+                             style=_STYLE, layout=_layout(width))
+
+
+def n_features_slider(value=10, *, min=2, max=50, description="d (features)", width="300px"):
+    return W.IntSlider(value=value, min=min, max=max, step=1, description=description, continuous_update=False,
+                       style=_STYLE, layout=_layout(width))
+
+
+def n_components_slider(value=1, *, min=1, max=10, description="k (components)", width="300px"):
+    return W.IntSlider(value=value, min=min, max=max, step=1, description=description, continuous_update=False,
+                       style=_STYLE, layout=_layout(width))
+
+
+def n_steps_slider(value=10, *, min=1, max=50, description="T (steps)", width="300px"):
+    """T, the number of adaptive releases (iterations) the budget is split over."""
+    return W.IntSlider(value=value, min=min, max=max, step=1, description=description, continuous_update=False,
+                       style=_STYLE, layout=_layout(width))
+
+
+def angle_slider(value=0.0, *, min=-90.0, max=90.0, step=1.0, description="angle (°)", width="320px"):
+    return W.FloatSlider(value=value, min=min, max=max, step=step, description=description, readout_format=".0f",
+                         continuous_update=False, style=_STYLE, layout=_layout(width))
+
+
+def seed_picker(value=0, *, description="seed", width="160px"):
+    """Random seed (non-negative int); the figure updates on Enter or when the box loses focus."""
+    return W.BoundedIntText(value=value, min=0, max=2**31 - 1, description=description, continuous_update=False,
+                            style=_STYLE, layout=_layout(width))
+
+
+def method_picker(options, value=None, *, description="method", kind="dropdown", width="auto"):
+    """Pick one method: a Dropdown (many options) or ToggleButtons (``kind="toggle"``, few).
+
+    ``options`` is a sequence of values or of ``(label, value)`` pairs.
+    """
+    options = list(options)
+    first = options[0][1] if isinstance(options[0], tuple) else options[0]
+    value = first if value is None else value
+    if kind == "toggle":
+        return W.ToggleButtons(options=options, value=value, description=description, style=_STYLE)
+    if kind != "dropdown":
+        raise ValueError(f"kind must be 'dropdown' or 'toggle', got {kind!r}")
+    return W.Dropdown(options=options, value=value, description=description, style=_STYLE, layout=_layout(width))

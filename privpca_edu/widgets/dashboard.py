@@ -1,0 +1,175 @@
+"""The dashboard every chapter reuses: controls → experiment twin → in-place figure → PNG.
+
+A :class:`Dashboard` owns no mathematics.  It reads its controls, calls a pure *twin* function
+of :mod:`privpca_edu.experiments` with them, asks a :class:`privpca_edu.plotting.LiveFigure`
+to move its artists to the new result, and puts the rendered PNG into an
+:class:`ipywidgets.Image`.  Choosing an Image widget (rather than an ``Output`` or ipympl) is
+what makes the figure work in both worlds:
+
+* in a live kernel (JupyterLab, Binder), releasing a slider re-runs the update;
+* in the static book, the notebook's saved widget state contains the Image's PNG bytes, so
+  the figure renders without a kernel.  :func:`show` additionally leaves an ordinary PNG
+  output on the page, so the figure is there even where widget JavaScript does not load.
+
+Failures never kill the widget: ``ValueError``/``TypeError``/``LinAlgError`` (bad or extreme
+settings) are written in red over the figure; warnings raised while computing (for example a
+``PrivacyWarning``) are caught and printed as a note at the bottom of the figure instead of
+on stderr.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections import OrderedDict
+
+import ipywidgets as W
+import numpy as np
+
+__all__ = ["Dashboard", "show"]
+
+_EXPECTED_ERRORS = (ValueError, TypeError, np.linalg.LinAlgError, ArithmeticError)
+
+
+class Dashboard(W.VBox):
+    """Controls, a live figure and the glue between them.
+
+    Parameters
+    ----------
+    compute : callable
+        The twin: ``compute(**params) -> dict`` (pure; tests and benchmarks call it directly).
+        Slider-independent work should be cached inside it (``functools.lru_cache``).
+    figure : privpca_edu.plotting.LiveFigure
+        Created once; ``figure.draw(result)`` updates its artists in place.
+    controls : dict name → ValueWidget
+        Their ``value`` is passed to ``compute`` under ``name`` (in the order given, which is
+        also the on-screen order).
+    fixed : dict, optional
+        Extra keyword arguments passed to ``compute`` unchanged.
+    title, caption : str, optional
+        HTML shown above the controls / below the figure.
+    memo_size : int
+        Results of this many distinct parameter settings are remembered, so returning to a
+        setting redraws without recomputing (0 disables).
+
+    Attributes
+    ----------
+    image : ipywidgets.Image        the rendered figure (CSS class ``privpca-figure``)
+    result : dict or None            the last successful twin result
+    last_error : Exception or None   what the last update failed with
+    last_warnings : list of str      warnings caught during the last compute
+    n_computes : int                 how often ``compute`` actually ran (memo misses)
+    timings : list of dict           per update (seconds of wall time): ``compute`` (twin),
+                                     ``draw`` (artist updates), ``encode`` (Agg render + PNG),
+                                     ``total``; and ``cpu``, the process CPU time of the update
+    """
+
+    def __init__(self, compute, figure, controls, *, fixed=None, title=None, caption=None, memo_size=64,
+                 image_width=None):
+        self.compute = compute
+        self.figure = figure
+        self.controls = OrderedDict(controls)
+        self.fixed = dict(fixed or {})
+        self.memo_size = int(memo_size)
+        self._memo = OrderedDict()
+        self.result = None
+        self.last_error = None
+        self.last_warnings = []
+        self.n_computes = 0
+        self.timings = []
+        width_px = image_width or int(figure.fig.get_figwidth() * figure.fig.dpi)
+        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width=f"{width_px}px", height="auto"))
+        self.image.add_class("privpca-figure")
+        box = W.HBox(list(self.controls.values()),
+                     layout=W.Layout(flex_flow="row wrap", align_items="center", grid_gap="2px 16px"))
+        children = []
+        if title:
+            children.append(W.HTML(f"<b>{title}</b>"))
+        children += [box, self.image]
+        if caption:
+            children.append(W.HTML(f"<div style='font-size:90%;max-width:{width_px}px'>{caption}</div>"))
+        super().__init__(children)
+        self.add_class("privpca-dashboard")
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.refresh()
+
+    # ------------------------------------------------------------------------------------
+    def params(self):
+        """The keyword arguments the next update passes to ``compute``."""
+        params = dict(self.fixed)
+        params.update({name: control.value for name, control in self.controls.items()})
+        return params
+
+    def _on_change(self, change):
+        self.refresh()
+
+    def _compute(self, params):
+        try:
+            key = tuple(sorted(params.items()))
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._memo:
+            self._memo.move_to_end(key)
+            return self._memo[key]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = self.compute(**params)
+        self.n_computes += 1
+        # Deprecation notices are for developers, not for a student looking at a figure.
+        entry = (result, [str(w.message) for w in caught
+                          if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning))])
+        if key is not None and self.memo_size > 0:
+            self._memo[key] = entry
+            while len(self._memo) > self.memo_size:
+                self._memo.popitem(last=False)
+        return entry
+
+    def refresh(self, **overrides):
+        """Recompute and redraw now; ``overrides`` replace control values for this update only
+        (tests use it to reach values a slider cannot, e.g. k > d).  Returns the timing dict."""
+        t0, c0 = time.perf_counter(), time.process_time()
+        params = self.params()
+        params.update(overrides)
+        t1 = t0
+        try:
+            result, caught = self._compute(params)
+            t1 = time.perf_counter()
+            self.figure.draw(result, notes=caught)
+            self.result, self.last_error, self.last_warnings = result, None, caught
+        except _EXPECTED_ERRORS as exc:
+            self._fail(exc, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug must not kill a lecture; say what it was
+            self._fail(exc, f"{type(exc).__name__}: {exc}")
+        t2 = time.perf_counter()
+        png = self.figure.png()
+        t3 = time.perf_counter()
+        self.image.value = png
+        timing = {"compute": t1 - t0, "draw": t2 - t1, "encode": t3 - t2, "total": time.perf_counter() - t0,
+                  "cpu": time.process_time() - c0}
+        self.timings.append(timing)
+        return timing
+
+    def _fail(self, exc, message):
+        self.last_error = exc
+        self.last_warnings = []
+        self.figure.show_error(message)
+
+    def png(self):
+        """The PNG bytes currently shown."""
+        return bytes(self.image.value)
+
+
+def show(dashboard, static=True):
+    """Display a dashboard and, below it, a static PNG copy of its current (default) figure.
+
+    The live widget is what JupyterLab and Binder users move; the static copy is an ordinary
+    image output, so the printed/HTML book shows the figure even without a kernel or widget
+    JavaScript.  Returns ``None`` (so a notebook cell prints nothing else).
+    """
+    from IPython.display import Image, display
+
+    display(dashboard)
+    if static:
+        display(Image(data=dashboard.png(), format="png"))

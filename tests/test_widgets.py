@@ -1,0 +1,320 @@
+"""The dashboards: construct, redraw in place on a control change, survive bad values.
+
+No browser is needed: an ipywidgets control's ``value`` can be set from Python, which fires
+the same observer a slider release fires in JupyterLab.
+"""
+
+import os
+import warnings
+
+import ipywidgets as W
+import numpy as np
+import pytest
+
+from privpca_edu import experiments, plotting, widgets
+from privpca_edu.experiments import accounting, attack
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+DASHBOARDS = {
+    "attack": lambda: widgets.attack_dashboard(epsilon=1.0, n_samples=20),
+    "sigma": lambda: widgets.sigma_dashboard(),
+    "planes": lambda: widgets.planes_dashboard(),
+    "angles": lambda: widgets.angles_dashboard(),
+}
+
+
+@pytest.fixture(params=sorted(DASHBOARDS))
+def dash(request):
+    return DASHBOARDS[request.param]()
+
+
+def _sliders(widget):
+    """All slider controls in on-screen order (depth first)."""
+    out = []
+    if isinstance(widget, (W.FloatLogSlider, W.FloatSlider, W.IntSlider, W.SelectionSlider)):
+        out.append(widget)
+    for child in getattr(widget, "children", ()):
+        out += _sliders(child)
+    return out
+
+
+def test_dashboard_constructs_with_a_figure(dash):
+    assert isinstance(dash, W.Widget) and isinstance(dash, widgets.Dashboard)
+    assert dash.png().startswith(PNG_MAGIC)
+    assert dash.last_error is None and dash.result is not None
+    assert dash.n_computes == 1
+    assert "privpca-figure" in dash.image._dom_classes
+    for slider in _sliders(dash):
+        assert slider.continuous_update is False, slider.description
+
+
+def test_moving_a_control_recomputes_and_changes_the_image(dash):
+    control = next(iter(dash.controls.values()))
+    before, computes = dash.png(), dash.n_computes
+    if isinstance(control, W.SelectionSlider):
+        control.value = control.options[-1]
+    else:
+        control.value = control.min + 0.8 * (control.max - control.min) if not isinstance(
+            control, W.FloatLogSlider) else control.base ** (control.min + 0.8 * (control.max - control.min))
+    assert dash.n_computes == computes + 1
+    assert dash.png() != before
+    assert dash.last_error is None
+    assert len(dash.timings) == 2 and dash.timings[-1]["total"] > 0
+
+
+def test_figure_is_updated_in_place(dash):
+    fig, axes = dash.figure.fig, list(dash.figure.fig.axes)
+    first = next(iter(dash.controls.values()))
+    if isinstance(first, W.SelectionSlider):
+        first.value = first.options[0]
+    else:
+        first.value = first.max if not isinstance(first, W.FloatLogSlider) else first.base ** first.max
+    assert dash.figure.fig is fig and list(fig.axes) == axes  # no new figure, no new axes
+
+
+def test_sigma_dashboard_epsilon_is_the_first_slider():
+    # the live-JupyterLab browser test presses ArrowRight on the first slider of chapter 2
+    dash = widgets.sigma_dashboard()
+    first = _sliders(dash)[0]
+    assert isinstance(first, W.FloatLogSlider) and first.description.startswith("ε")
+    assert first is dash.controls["epsilon"]
+    before = dash.png()
+    first.value = first.base ** (np.log10(first.value) + first.step)  # one ArrowRight
+    assert dash.png() != before and dash.last_error is None
+
+
+def test_returning_to_a_setting_uses_the_memo():
+    dash = widgets.sigma_dashboard()
+    eps = dash.controls["epsilon"]
+    eps.value = 2.0
+    eps.value = 1.0  # the initial value: remembered
+    assert dash.n_computes == 2
+
+
+@pytest.mark.parametrize(
+    "make, overrides, match",
+    [
+        (DASHBOARDS["attack"], dict(n_components=50), "n_components"),  # k > d
+        (DASHBOARDS["attack"], dict(epsilon=-1.0), "epsilon"),
+        (DASHBOARDS["sigma"], dict(delta=1.0), "delta"),  # δ → 1
+        (DASHBOARDS["sigma"], dict(epsilon=0.0), "epsilon"),
+        (DASHBOARDS["planes"], dict(tilt_x=float("nan")), "tilt_x"),
+        (DASHBOARDS["angles"], dict(n_features=3), "n_features"),
+    ],
+)
+def test_invalid_value_shows_message_in_figure(make, overrides, match):
+    dash = make()
+    good = dash.png()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dash.refresh(**overrides)  # must not raise
+    assert dash.last_error is not None and match in str(dash.last_error)
+    assert dash.figure.error is not None and match in dash.figure.error
+    assert dash.figure._error.get_visible()
+    assert dash.png() != good  # the message is drawn into the image
+    dash.refresh()  # back to the controls' (valid) values: the message disappears
+    assert dash.last_error is None and not dash.figure._error.get_visible()
+
+
+def test_reachable_bad_combination_k_greater_than_d():
+    dash = widgets.attack_dashboard()
+    dash.controls["n_features"].value = 3
+    dash.controls["n_components"].value = 5  # both sliders in range, the combination is not
+    assert isinstance(dash.last_error, ValueError) and "n_components" in dash.figure.error
+    dash.controls["n_components"].value = 2
+    assert dash.last_error is None
+
+
+@pytest.mark.parametrize("overrides", [dict(epsilon=1e-300), dict(epsilon=1e300), dict(delta=1e-300),
+                                       dict(delta=0.999999), dict(n_steps=10_000)])
+def test_extreme_sigma_values_never_raise(overrides):
+    dash = widgets.sigma_dashboard()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dash.refresh(**overrides)
+    assert dash.png().startswith(PNG_MAGIC)
+
+
+def test_extreme_slider_ends_work():
+    dash = widgets.attack_dashboard()
+    for control in dash.controls.values():
+        for value in ((control.options[0], control.options[-1]) if isinstance(control, W.SelectionSlider)
+                      else ((control.base ** control.min, control.base ** control.max)
+                            if isinstance(control, W.FloatLogSlider) else (control.min, control.max))):
+            control.value = value
+            assert dash.png().startswith(PNG_MAGIC)
+    dash = widgets.sigma_dashboard()
+    for name in ("epsilon", "delta"):
+        c = dash.controls[name]
+        for value in (c.base ** c.min, c.base ** c.max):
+            c.value = value
+            assert dash.last_error is None, (name, value, dash.last_error)
+
+
+def test_slider_independent_cache_is_hit():
+    attack.clear_caches()
+    dash = widgets.attack_dashboard(epsilon=1.0, n_samples=50)
+    info = attack.cache_info()
+    dash.controls["epsilon"].value = 4.0
+    after = attack.cache_info()
+    assert after["curve"].hits == info["curve"].hits + 1 and after["curve"].misses == info["curve"].misses
+    assert after["population"].misses == info["population"].misses
+
+    accounting.clear_caches()
+    dash = widgets.sigma_dashboard(delta=1e-5)
+    dash.controls["epsilon"].value = 3.0
+    info = accounting.cache_info()["curves"]
+    assert info.misses == 1 and info.hits == 1
+
+
+def test_warnings_become_notes_not_stderr():
+    def compute(x):
+        warnings.warn("careful: x is large", UserWarning)
+        return {"x": x}
+
+    class Fig(plotting.LiveFigure):
+        def _build(self):
+            self.ax = self.fig.add_subplot()
+            self.line = self._animate(self.ax.plot([0, 1], [0, 0])[0])
+
+        def _draw(self, data):
+            self.line.set_ydata([0, data["x"]])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dash = widgets.Dashboard(compute, Fig(), {"x": W.FloatSlider(value=0.5, continuous_update=False)})
+    assert dash.last_warnings == ["careful: x is large"]
+    assert "careful" in dash.figure._note.get_text()
+
+
+def test_unexpected_exceptions_are_shown_too():
+    calls = []
+
+    def compute(x):
+        calls.append(x)
+        if x > 0.5:
+            raise RuntimeError("a bug")
+        return {"x": x}
+
+    class Fig(plotting.LiveFigure):
+        def _build(self):
+            self.ax = self.fig.add_subplot()
+
+        def _draw(self, data):
+            self.ax.set_title(f"{data['x']}")
+
+    slider = W.FloatSlider(value=0.1, max=1.0, continuous_update=False)
+    dash = widgets.Dashboard(compute, Fig(), {"x": slider})
+    slider.value = 0.9
+    assert isinstance(dash.last_error, RuntimeError) and "RuntimeError: a bug" in dash.figure.error
+
+
+def test_controls_factories():
+    eps = widgets.epsilon_slider(0.5)
+    assert isinstance(eps, W.FloatLogSlider) and eps.value == pytest.approx(0.5) and not eps.continuous_update
+    delta = widgets.delta_slider(1e-5)
+    assert isinstance(delta, W.FloatLogSlider) and delta.base ** delta.max < 1
+    for factory in (widgets.sparsity_slider, widgets.contamination_slider, widgets.n_samples_slider,
+                    widgets.n_features_slider, widgets.n_components_slider, widgets.n_steps_slider,
+                    widgets.angle_slider):
+        assert factory().continuous_update is False
+    assert widgets.n_samples_slider(123).value == 123  # off-grid values are added, not rejected
+    assert isinstance(widgets.method_picker(["a", "b"]), W.Dropdown)
+    assert isinstance(widgets.method_picker(["a", "b"], kind="toggle"), W.ToggleButtons)
+    with pytest.raises(ValueError, match="kind"):
+        widgets.method_picker(["a"], kind="radio")
+    assert isinstance(widgets.seed_picker(), W.BoundedIntText)
+
+
+def test_static_figures_draw_every_artist():
+    # savefig (inline backend, the static book) must include the "animated" artists
+    import io
+
+    fig = plotting.plot_sigma_curves(experiments.sigma_curves())
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    assert buf.getvalue().startswith(PNG_MAGIC)
+    live = plotting.SigmaFigure(experiments.sigma_curves())
+    blank = plotting.SigmaFigure()
+    assert live.png() != blank.png()  # the curves are drawn by the blitting path as well
+
+
+def test_live_figure_without_animated_artists_never_goes_stale():
+    # a chapter figure that forgets _animate (or sets blit = False) is drawn in full every time
+    class Plain(plotting.LiveFigure):
+        def _build(self):
+            self.ax = self.fig.add_subplot()
+            (self.line,) = self.ax.plot([0, 1], [0, 0])
+            self.ax.set_ylim(0, 1)
+
+        def _draw(self, data):
+            self.line.set_ydata([0, data["y"]])
+
+    fig = Plain({"y": 0.1})
+    first = fig.png()
+    fig.draw({"y": 0.9})
+    second = fig.png()
+    assert second != first
+    fig.show_error("boom")
+    assert fig.png() != second
+    fig.draw({"y": 0.9})
+    assert fig.png() == second
+
+
+def test_blitting_matches_a_full_render():
+    # the cached-background path draws exactly what a full redraw draws
+    live = plotting.AttackFigure(experiments.membership_attack(1.0, 20))
+    live.png()
+    result = experiments.membership_attack(3.0, 20)
+    live.draw(result)
+    blitted = live.png()
+    live._static_version += 1  # force a full render of the same state
+    assert live.png() == blitted
+
+
+def test_check_answer(capsys):
+    assert widgets.check_answer(None, 1.0) is None
+    assert widgets.check_answer(1.001, 1.0, rtol=1e-2) is True
+    assert widgets.check_answer(2.0, 1.0, hint="think") is False
+    assert widgets.check_answer("abc", 1.0) is False
+    out = capsys.readouterr().out
+    assert "not answered yet" in out and "correct" in out and "Hint: think" in out
+
+
+def test_show_displays_widget_and_static_copy(monkeypatch):
+    shown = []
+    import IPython.display
+
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    dash = widgets.angles_dashboard()
+    widgets.show(dash)
+    assert shown[0] is dash
+    assert isinstance(shown[1], IPython.display.Image) and shown[1].data == dash.png()
+
+
+@pytest.mark.slow
+def test_saved_widget_state_holds_the_png(tmp_path, monkeypatch):
+    """Executed headless (as the book build does), the notebook's saved widget state contains
+    the Image widget's PNG bytes, so the static HTML page shows the figure without a kernel."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.setenv("PYTHONPATH", root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "%matplotlib inline\nfrom privpca_edu import widgets\nwidgets.show(widgets.angles_dashboard())")]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    images = [m for m in state.values() if m["model_name"] == "ImageModel"]
+    assert len(images) == 1 and images[0]["buffers"][0]["path"] == ["value"]
+    import base64
+
+    assert base64.b64decode(images[0]["buffers"][0]["data"]).startswith(PNG_MAGIC)
+    outputs = nb.cells[0].outputs
+    assert "application/vnd.jupyter.widget-view+json" in outputs[0]["data"]
+    assert "image/png" in outputs[1]["data"]  # the static copy
+    assert not any(o.get("name") == "stderr" for o in outputs)
