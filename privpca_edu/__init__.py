@@ -8,6 +8,7 @@ from . import bounds, datasets, privacy, subspace
 from ._validation import PrivacyWarning
 from .estimators import (
     DPSPCA,
+    NSGGD,
     PCA,
     PPCA,
     AnalyzeGauss,
@@ -15,6 +16,8 @@ from .estimators import (
     LocalSparsePCA,
     ModSuLQ,
     PrivacyRecord,
+    SGPCA,
+    KendallDPPCA,
     TruncatedPowerPCA,
 )
 from .subspace import subspace_distance
@@ -22,7 +25,8 @@ from .subspace import subspace_distance
 __version__ = "0.1.0"
 
 __all__ = [
-    "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "LocalGaussianPCA", "LocalSparsePCA", "PrivacyRecord",
+    "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "LocalGaussianPCA", "LocalSparsePCA",
+    "KendallDPPCA", "SGPCA", "NSGGD", "PrivacyRecord",
     "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "bounds", "audit", "__version__",
 ]
 

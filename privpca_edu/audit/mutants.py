@@ -76,3 +76,18 @@ class DividedRatioPPCA(PPCA):
     """NOT PRIVATE as claimed: the diffprivlib / OpenDP acceptance-ratio defect."""
 
     _log_ratio = staticmethod(divided_log_ratio)
+
+
+# ---------------------------------------------------------------------------------------------
+# g-DPPCA (Kim & Jung 2025): issue 5
+# ---------------------------------------------------------------------------------------------
+from ..estimators.robust import KendallDPPCA as _KendallDPPCA  # noqa: E402  (appended section)
+
+__all__ += ["HalfSigmaKendallDPPCA"]
+
+
+class HalfSigmaKendallDPPCA(_KendallDPPCA):
+    """NOT PRIVATE: g-DPPCA with half the documented noise (the R ``dppca`` defect before its fix)."""
+
+    def _noise_scale(self, *args):
+        return super()._noise_scale(*args) / 2

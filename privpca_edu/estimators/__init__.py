@@ -6,9 +6,10 @@ from .covariance import AnalyzeGauss, ModSuLQ, NoisyMatrixMechanism, ReleasePart
 from .dps_pca import DPSPCA
 from .local import LocalGaussianPCA, LocalSparsePCA
 from .ppca import PPCA
+from .robust import NSGGD, SGPCA, KendallDPPCA, NonPrivateAnalyzeGaussReplication
 
 __all__ = [
     "BaseEstimator", "PCABase", "PrivacyRecord", "PrivateEstimator", "NoisyMatrixMechanism",
     "ReleaseParts", "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA",
-    "LocalGaussianPCA", "LocalSparsePCA",
+    "LocalGaussianPCA", "LocalSparsePCA", "KendallDPPCA", "SGPCA", "NSGGD", "NonPrivateAnalyzeGaussReplication",
 ]
