@@ -16,6 +16,7 @@ from .estimators import (
     LocalSparsePCA,
     ModSuLQ,
     PrivacyRecord,
+    PrivateLocalPCA,
     SGPCA,
     KendallDPPCA,
     TruncatedPowerPCA,
@@ -26,8 +27,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "LocalGaussianPCA", "LocalSparsePCA",
-    "KendallDPPCA", "SGPCA", "NSGGD", "PrivacyRecord",
-    "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "bounds", "audit", "__version__",
+    "KendallDPPCA", "SGPCA", "NSGGD", "PrivateLocalPCA", "PrivacyRecord",
+    "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "bounds", "audit", "protocol", "__version__",
 ]
 
-from . import audit  # noqa: E402  (audit builds on the estimators)
+from . import audit, protocol  # noqa: E402  (they build on the estimators; phe is imported lazily)

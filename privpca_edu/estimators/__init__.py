@@ -6,10 +6,12 @@ from .covariance import AnalyzeGauss, ModSuLQ, NoisyMatrixMechanism, ReleasePart
 from .dps_pca import DPSPCA
 from .local import LocalGaussianPCA, LocalSparsePCA
 from .ppca import PPCA
+from .private_local import PrivateLocalPCA
 from .robust import NSGGD, SGPCA, KendallDPPCA, NonPrivateAnalyzeGaussReplication
 
 __all__ = [
     "BaseEstimator", "PCABase", "PrivacyRecord", "PrivateEstimator", "NoisyMatrixMechanism",
     "ReleaseParts", "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA",
     "LocalGaussianPCA", "LocalSparsePCA", "KendallDPPCA", "SGPCA", "NSGGD", "NonPrivateAnalyzeGaussReplication",
+    "PrivateLocalPCA",
 ]

@@ -11,7 +11,7 @@ Adding a chapter is "a notebook plus a twin function": write the twin here, a dr
 in :mod:`privpca_edu.plotting`, and three lines in :mod:`privpca_edu.widgets`.
 """
 
-from . import auditing, dps_pca, europe, ldp, noisy_covariance, robust
+from . import auditing, dps_pca, europe, ldp, noisy_covariance, protocol, robust
 from .accounting import DPS_PCA_SIGMA_TABLE, sensitivity_example, sigma_curves
 from .attack import membership_accuracy_bound, membership_attack
 from .subspaces import angle_distances, plane_distances
@@ -31,4 +31,5 @@ __all__ = [
     "ldp",
     "europe",
     "robust",
+    "protocol",
 ]

@@ -14,6 +14,7 @@ widget                    twin                                            chapte
 ``noisy_covariance_…``    ``experiments.noisy_covariance.noisy_covariance_errors``  4
 ``gdp_audit_dashboard``   ``experiments.auditing.gdp_audit``              5
 ``ldp_dashboard``         ``experiments.ldp`` (local vs central)          6
+``hospitals_dashboard``   ``experiments.protocol.hospitals_demo``         7
 ``dps_pca_dashboard``     ``experiments.dps_pca.dps_pca_explorer``        8
 ``heavy_tails_dashboard`` ``experiments.robust`` (errors vs tails)        9
 ``breakdown_dashboard``   ``experiments.robust`` (outliers dragged in)    9
@@ -52,13 +53,14 @@ from .europe import europe_dashboard
 from .exercises import check_answer
 from .ldp import ldp_dashboard
 from .noisy_covariance import noisy_covariance_dashboard
+from .protocol import OWNER_OPTIONS, hospitals_dashboard
 from .robust import breakdown_dashboard, heavy_tails_dashboard
 
 __all__ = [
     "Dashboard", "show", "check_answer",
     "attack_dashboard", "sigma_dashboard", "planes_dashboard", "angles_dashboard", "SENSITIVITY_OPTIONS",
     "noisy_covariance_dashboard", "gdp_audit_dashboard", "dps_pca_dashboard", "ldp_dashboard", "europe_dashboard",
-    "heavy_tails_dashboard", "breakdown_dashboard",
+    "heavy_tails_dashboard", "breakdown_dashboard", "hospitals_dashboard", "OWNER_OPTIONS",
     "epsilon_slider", "delta_slider", "sparsity_slider", "contamination_slider", "n_samples_slider",
     "n_features_slider", "n_components_slider", "n_steps_slider", "angle_slider", "seed_picker",
     "method_picker", "N_SAMPLES_OPTIONS",

@@ -1,0 +1,140 @@
+"""Timing benchmark of the encrypted protocol (DPDPCA) next to the sequential chain baseline.
+
+Two parts:
+
+(a) Paillier throughput with ``phe`` 1.5.0: encryptions per second (values/s) at the protocol's
+    fixed-point encoding, and decryption, homomorphic addition, multiplication by a grid constant
+    and re-randomisation, at 2048 bits (and 1024 bits for reference).  With ``--no-gmp-check`` off
+    (the default in full mode) it also times encryption with gmpy2 switched off, to show what it
+    buys.  TOOLING.md measured ~8 s for 1000 floats at 2048 bits with gmpy2 (79 s without).
+(b) Protocol wall time against the number of owners L = 2 … 64 at M = 20 (the paper's Fig. 3
+    shape): DPDPCA with owners in parallel (slowest owner + proxy + data user), DPDPCA's total
+    single-machine work, and the PrivateLocalPCA chain (``experiments.protocol.timing_vs_owners``).
+    Each owner encrypts its M(M+1)/2 + M + 1 = 231 values once (real encryption); proxy and data
+    user steps are repeated and their medians used.
+
+Usage::
+
+    python benchmarks/bench_protocol.py            # 2048-bit keys, L up to 64 (several minutes)
+    python benchmarks/bench_protocol.py --quick    # 1024-bit keys, tiny sizes (seconds)
+
+Not a test: numbers depend on the machine and on what else runs on it.  The paper's code used
+128-bit keys (insecure) and Python 2; only shapes compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+try:  # run from a checkout without installing: put the repository root on the path
+    import privpca_edu  # noqa: F401
+except ImportError:  # pragma: no cover
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from privpca_edu.protocol import _crypto
+from privpca_edu.experiments.protocol import timing_vs_owners
+
+
+def _median_rate(func, n_values, repeats):
+    """Run func() (which processes n_values values) repeats times; median values per second."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    return n_values / med, med
+
+
+def throughput(bits, n_values, repeats, gmp=True):
+    phe = _crypto.require_phe()
+    from phe import util
+
+    saved = util.HAVE_GMP
+    util.HAVE_GMP = bool(gmp and saved)
+    try:
+        pk, sk = phe.generate_paillier_keypair(n_length=bits)
+        rng = np.random.default_rng(0)
+        values = [float(x) for x in rng.normal(size=n_values)]
+        enc_rate, enc_med = _median_rate(lambda: [_crypto.encrypt_fixed(pk, x) for x in values], n_values, repeats)
+        cts = [_crypto.encrypt_fixed(pk, x) for x in values]
+        out = {"encrypt": (enc_rate, enc_med)}
+        if gmp:
+            const = _crypto.encode_grid_integer(pk, 123456789012345, _crypto.FIXED_EXPONENT)
+            out["decrypt"] = _median_rate(lambda: [_crypto.decrypt_exact(sk, c) for c in cts], n_values, repeats)
+            out["add"] = _median_rate(lambda: [a + b for a, b in zip(cts, cts[1:] + cts[:1])], n_values, repeats)
+            out["multiply by constant"] = _median_rate(lambda: [c * const for c in cts], n_values, repeats)
+            out["re-randomise"] = _median_rate(lambda: [c.obfuscate() for c in cts], n_values, repeats)
+        return out
+    finally:
+        util.HAVE_GMP = saved
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1024-bit keys and tiny sizes (a smoke run)")
+    parser.add_argument("--owners", type=int, nargs="+", default=None, help="owner counts L (default 2 4 … 64)")
+    parser.add_argument("--features", type=int, default=None, help="M (default 20)")
+    parser.add_argument("--key-length", type=int, default=None, help="bits (default 2048)")
+    parser.add_argument("--repeats", type=int, default=None, help="repeats for medians (default 3)")
+    args = parser.parse_args(argv)
+
+    quick = args.quick
+    bits = args.key_length or (1024 if quick else 2048)
+    M = args.features or (6 if quick else 20)
+    owners = args.owners or ([2, 4, 8] if quick else [2, 4, 8, 16, 32, 64])
+    repeats = args.repeats or (2 if quick else 3)
+    n_values = 50 if quick else 200
+
+    print(f"python {platform.python_version()}, {platform.machine()}, phe with gmpy2: {_crypto.gmpy2_in_use()}")
+    print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '(unset)')}")
+    if bits < 2048:
+        print(f"NOTE: {bits}-bit keys are INSECURE (benchmark/demo size only)")
+
+    print(f"\n(a) Paillier throughput, {n_values} values, median over {repeats} repeats (values/s)")
+    key_sizes = [1024] if quick else [1024, 2048]
+    for kb in key_sizes:
+        res = throughput(kb, n_values, repeats)
+        for op, (rate, med) in res.items():
+            print(f"  {kb}-bit {op:22s} median {rate:10.1f} values/s   ({med * 1000 / n_values:8.3f} ms per value)")
+        if kb == 2048:
+            print(f"  -> 1000 values at 2048 bits: median {1000 / res['encrypt'][0]:.1f} s (TOOLING.md: ~8 s with gmpy2)")
+    if not quick:
+        slow = throughput(2048, 20, 1, gmp=False)
+        rate = slow["encrypt"][0]
+        print(f"  2048-bit encrypt without gmpy2   median {rate:10.1f} values/s (1000 values: {1000 / rate:.0f} s)")
+
+    print(f"\n(b) wall time against the number of owners: M = {M}, {bits}-bit keys, "
+          f"{M * (M + 1) // 2 + M + 1} encryptions per owner, 50 rows per owner")
+    t0 = time.perf_counter()
+    res = timing_vs_owners(owners, n_features=M, rows_per_owner=50, key_length=bits, chain_repeats=max(5, repeats),
+                           release_repeats=repeats)
+    print(f"  (sweep took {time.perf_counter() - t0:.1f} s; key generation {res['keygen']:.2f} s, not included)")
+    header = (f"  {'L':>3} {'DPDPCA parallel':>16} {'owner mean':>13} {'owner max':>10} {'proxy median':>13} "
+              f"{'user median':>12} {'DPDPCA total':>13} {'chain median':>13}")
+    print(header)
+    for i, L in enumerate(res["n_owners"]):
+        print(f"  {L:3d} {res['dpdpca_parallel'][i]:15.3f}s {res['owner_mean'][i]:12.3f}s {res['owner_max'][i]:9.3f}s "
+              f"{res['proxy'][i]:12.3f}s {res['user'][i]:11.3f}s {res['dpdpca_total'][i]:12.3f}s "
+              f"{res['chain'][i] * 1000:11.3f}ms")
+    ratio = res["dpdpca_parallel"][-1] / res["dpdpca_parallel"][0]
+    print(f"  DPDPCA parallel time grows x{ratio:.2f} from L = {owners[0]} to {owners[-1]}; "
+          f"the chain x{res['chain'][-1] / res['chain'][0]:.1f}")
+    per_msg = (res["dpdpca_parallel"] - res["chain"]) / np.maximum(res["chain_hops"] - res["dpdpca_hops"], 1)
+    print("  network delay per message at which the chain becomes slower than DPDPCA "
+          "(chain: L messages in sequence, DPDPCA: 5):")
+    for L, d in zip(res["n_owners"], per_msg):
+        print(f"    L = {L:3d}: " + (f"{d * 1000:.0f} ms" if L > 5 else "never (L <= 5)"))
+    print("\nmedian timings done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
