@@ -71,7 +71,7 @@ class DPSExplorerFigure(LiveFigure):
         self.t_b = ax.set_title("", fontsize=9)
         self.title = fig.suptitle("", fontsize=11)
         self._animate(self.seed_lines, self.l_mean, self.l_free, self.l_random, list(self.l_terms.values()),
-                      self.t_silent, self.p_here, self.t_a)
+                      self.t_silent, self.im, self.p_here, self.t_a, self.t_b)
 
     def _draw(self, r):
         t = r["iteration"]
@@ -109,8 +109,8 @@ class DPSExplorerFigure(LiveFigure):
             self.ax.set_xlim(-0.3, t[-1] + 0.3)
             self.ax.set_ylim(0, ymax)
         stuck = f", {r['stuck']} of {len(r['runs'])} seeds stuck at √k" if r["threshold_init"] else ""
-        self.t_a.set_text(f"(a) ε = {_fmt(r['epsilon'])}: σ = {_fmt(r['sigma'])} per entry of each provider's "
-                          f"message, final mean error {r['mean'][-1]:.3f}{stuck}")
+        self.t_a.set_text(f"(a) ε = {_fmt(r['epsilon'])}, σ = {_fmt(r['sigma'])} ('{r['calibration']}') per entry of "
+                          f"each message; final mean error {r['mean'][-1]:.3f}{stuck}")
 
         m = r["map"]
         lx, ly = np.log10(m["epsilon"]), np.log10(m["n_samples"])
@@ -122,8 +122,7 @@ class DPSExplorerFigure(LiveFigure):
                 self.im.set_extent(extent)
                 self.ax_map.set_xlim(lx[0], lx[-1])
                 self.ax_map.set_ylim(ly[0], ly[-1])
-            self._static_version += 1  # the map image is part of the cached background
-            self._last_map = m
+            self._last_map = m  # the image is animated: no background re-render needed
         eps = r["epsilon"]
         ex = math.log10(min(max(eps, m["epsilon"][0]), m["epsilon"][-1]))
         self.p_here.set_data([ex], [math.log10(r["n_samples"])])
@@ -131,7 +130,7 @@ class DPSExplorerFigure(LiveFigure):
                           f"ŝ = {r['sparsity']}, N = {r['n_providers']}")
         self.title.set_text(
             f"DPS-PCA on the §5.1 model (book scale: n = {r['n_samples']}, d = {r['n_features']}, "
-            f"k = {r['n_components']}, s* = {r['support_size']}, unit-norm rows), calibration '{r['calibration']}'")
+            f"k = {r['n_components']}, s* = {r['support_size']}, unit-norm rows)")
 
 
 def plot_trajectories(result, *, title=None, label_fmt="ε = {:g}"):

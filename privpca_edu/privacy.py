@@ -156,8 +156,8 @@ def _analytic_sigma(sensitivity, epsilon, delta):
     while too_small(hi):
         hi += 5.0
     # Bisection keeps ``hi`` feasible throughout, so the returned σ always satisfies the
-    # condition (the audit checks this).  80 halvings of a ~10-wide log bracket: 1e-23.
-    for _ in range(80):
+    # condition (the audit checks this).  50 halvings of a ≥ 11-wide log bracket: ~1e-14 relative.
+    for _ in range(50):
         mid = 0.5 * (lo + hi)
         if too_small(mid):
             lo = mid

@@ -37,16 +37,18 @@ def _sparse_product(C, Q):
 
 
 def run_dps_pca(scatters, sizes, Q1, sparsity, n_iter, sigma, *, noise="independent", random_state=None,
-                record_messages=False):
+                record_messages=False, total_scatter=None):
     """The iterations of Algorithm 1 from Q(1), given each provider's scatter Σ_{x∈S_i} xxᵀ.
 
     ``DPSPCA.fit`` calls this after validation; experiments call it directly to rerun the
     algorithm many times on cached scatter matrices (same code, same random stream).
 
     Every provider draws its own G_i (or, with ``noise="shared"``, one G per iteration is
-    reused).  Without ``record_messages`` the server's sum Σᵢ(CᵢQ + Gᵢ) is computed as
-    (ΣᵢCᵢ)Q + ΣᵢGᵢ — the same number up to rounding, at O(kd²) per iteration instead of
-    O(Nkd²).
+    reused).  With ``record_messages`` each message is formed and kept.  Without it only the
+    server's sum matters, Σᵢ(CᵢQ + Gᵢ) = (ΣᵢCᵢ)Q + ΣᵢGᵢ, and it is simulated as such: the
+    independent Gᵢ sum to one N(0, Nσ²) matrix (N·G for shared noise), drawn at once — the same
+    distribution (and, for N = 1, the same random stream) at O(kd²) per iteration instead of
+    O(Nkd²).  ``total_scatter`` may pass ΣᵢCᵢ precomputed.
 
     Returns
     -------
@@ -57,17 +59,20 @@ def run_dps_pca(scatters, sizes, Q1, sparsity, n_iter, sigma, *, noise="independ
     sizes = np.asarray(sizes)
     n = int(sizes.sum())
     d, k = Q1.shape
-    total_scatter = scatters[0] if len(scatters) == 1 else sum(scatters)
+    N = len(scatters)
+    if total_scatter is None:
+        total_scatter = scatters[0] if N == 1 else sum(scatters)
     messages = [] if record_messages else None
+    aggregate_sigma = sigma * (N if noise == "shared" else math.sqrt(N))
 
     def apply(Q, t):
+        if messages is None:  # only the sum reaches the server's estimate
+            return (_sparse_product(total_scatter, Q) + _provider_noise(aggregate_sigma, (d, k), rng)) / n
         if noise == "shared":
             G = _provider_noise(sigma, (d, k), rng)
-            noises = [G] * len(scatters)
+            noises = [G] * N
         else:
             noises = [_provider_noise(sigma, (d, k), rng) for _ in scatters]
-        if messages is None:
-            return (_sparse_product(total_scatter, Q) + sum(noises)) / n
         # provider i releases n_i H_i = n_i Σ̂_i Q + G_i; the server sums and divides by n
         releases = [_sparse_product(C, Q) + G for C, G in zip(scatters, noises)]
         messages.append([R / n_i for R, n_i in zip(releases, sizes)])

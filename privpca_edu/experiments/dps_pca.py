@@ -26,7 +26,7 @@ from ..estimators._bingham import bingham_gibbs
 from ..estimators._power import initial_basis
 from ..estimators.dps_pca import run_dps_pca
 from ..privacy import dps_pca_sigma, mod_sulq_noise_scale, symmetric_noise
-from ..subspace import random_subspace_distance, subspace_distance, top_eigenvectors
+from ..subspace import _sin_theta, random_subspace_distance, subspace_distance, top_eigenvectors
 
 __all__ = [
     "SCALES",
@@ -96,7 +96,7 @@ def trajectories(scatter, n_samples, truth, *, epsilon, delta, sparsity, n_iter,
             Q1 = initial_basis("random", d, k, sparsity, threshold_init, rng)
             history, _ = run_dps_pca([scatter], [n_samples], Q1, sparsity, n_iter, sigma, noise=noise,
                                      random_state=rng)
-            out[i] = [subspace_distance(Q, truth) for Q in history]
+            out[i] = [_sin_theta(Q, truth) for Q in history]  # bases are orthonormal by construction
     return out
 
 
@@ -288,7 +288,13 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
     ref = thm43(1.0, delta, n_iter, 1000, n_providers, n_features, k, support_size, sparsity, lam, C1=C1,
                 calibration=calibration)
     gamma, tau = ref["gamma"], ref["tau"]
-    sigmas = np.array([dps_pca_sigma(e, delta, n_iter, method=calibration) for e in epsilons])
+    import warnings
+
+    from .._validation import PrivacyWarning
+
+    with warnings.catch_warnings():  # theory over a grid: the ε/T ≥ 1 caveat concerns no run here
+        warnings.simplefilter("ignore", PrivacyWarning)
+        sigmas = np.array([dps_pca_sigma(e, delta, n_iter, method=calibration) for e in epsilons])
     alpha = 2 * k * n_providers * sigmas[:, None] * (math.sqrt(sparsity) + math.sqrt(k) + tau) / (ns[None, :] * lamk)
     valid = alpha < 1 - gamma
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -351,8 +357,9 @@ def dps_pca_explorer(epsilon=1.0, delta=0.3, sparsity=20, n_iter=10, n_providers
         for seed in range(n_seeds):
             rng = check_random_state(seed)
             Q1 = initial_basis("random", d, k, s_hat, threshold_init, rng)
-            history, _ = run_dps_pca([share] * N, sizes, Q1, s_hat, T, sigma, random_state=rng)
-            runs[seed] = [subspace_distance(Q, truth) for Q in history]
+            history, _ = run_dps_pca([share] * N, sizes, Q1, s_hat, T, sigma, random_state=rng,
+                                     total_scatter=scatter)
+            runs[seed] = [_sin_theta(Q, truth) for Q in history]
     free = _nonprivate_mean(n_samples, d, k, support_size, data_seed, s_hat, T, n_seeds, bool(threshold_init))
     lam = _book_spectrum(n_samples, d, k, support_size, data_seed)
     bound = thm43(epsilon, delta, T, n, N, d, k, support_size, s_hat, lam, calibration=calibration)
