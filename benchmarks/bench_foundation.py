@@ -1,0 +1,254 @@
+"""Timing benchmark of the foundation estimators, next to the DPS-PCA paper's Table 1.
+
+Ge, Wang, Wang & Liu (2018), Table 1 (spec ``dps_pca.md`` §5.3): CPU time on the §5.1 spiked
+sparse model (k = 5, s* = 10) at d = 200 / 400 / 800, Intel Xeon 3.4 GHz, R:
+
+* PPCA, 100 Gibbs scans (R ``rstiefel``): 9.82 / 37.46 / 173.78 s
+* MOD-SuLQ, top-k via R ``rARPACK``:        8 / 21 / 97 ms
+
+This script prints medians over repeats (``time.perf_counter``) and our/paper ratios for
+
+(a) PPCA's Gibbs sampler: ``bingham_gibbs`` with 100 sweeps, k = 5, on A = ε/(2B²)·XᵀX
+    (the matrix PPCA samples from; forming it is not timed: it is O(nd²) and done once);
+(b) MOD-SuLQ: the whole ``ModSuLQ(n_components=5).fit(X)`` (validation, row clipping, XᵀX/n,
+    noise, top-k eigenvectors; data generation excluded), and the part after XᵀX/n: noise +
+    dense top-k ``eigh`` (what the paper's rARPACK number most likely measures), and the same
+    with ARPACK (``scipy.sparse.linalg.eigsh``) for a like-for-like eigensolver;
+(c) the exact k = 1 sampler ``sample_bingham_exact`` (Kent–Ganeiber–Mardia rejection):
+    acceptance rate and draws per second for d = 4, 10, 50 on a few Ψ spectra.
+
+Usage::
+
+    python benchmarks/bench_foundation.py            # d = 200, 400 for Gibbs (a few minutes)
+    python benchmarks/bench_foundation.py --full     # adds Gibbs at d = 800 (~1 min per run)
+    python benchmarks/bench_foundation.py --quick    # tiny sizes, a smoke run (seconds)
+
+BLAS runs on one thread unless ``--threads N`` says otherwise (``--threads 0``: as configured).
+Not a test: numbers depend on the machine (and on whatever else runs on it); ``tests/test_benchmarks_smoke.py`` only checks that
+``--quick`` runs.  The paper's hardware and language differ, so ratios are indicative only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+try:  # run from a checkout without installing: put the repository root on the path
+    import privpca_edu  # noqa: F401
+except ImportError:  # pragma: no cover
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from scipy.sparse.linalg import eigsh
+
+from privpca_edu import PPCA, ModSuLQ
+from privpca_edu.datasets import spiked_sparse
+from privpca_edu.estimators._bingham import bingham_gibbs, sample_bingham_exact
+from privpca_edu.privacy import mod_sulq_noise_scale, symmetric_noise
+from privpca_edu.subspace import subspace_distance, top_eigenvectors
+
+PAPER_GIBBS_SECONDS = {200: 9.82, 400: 37.46, 800: 173.78}
+PAPER_MODSULQ_MS = {200: 8.0, 400: 21.0, 800: 97.0}
+
+
+def time_repeats(func, repeats):
+    """Run ``func`` ``repeats`` times; return (median seconds, all timings, last result)."""
+    timings, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = func()
+        timings.append(time.perf_counter() - start)
+    return statistics.median(timings), timings, result
+
+
+def fmt_ratio(ours, paper):
+    return "-" if paper is None else f"{ours / paper:6.2f}x"
+
+
+def blas_info():
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover
+        return "threadpoolctl not installed"
+    parts = [f"{p.get('internal_api')} {p.get('version')} threads={p.get('num_threads')}"
+             for p in threadpool_info() if p.get("user_api") == "blas"]
+    return "; ".join(parts) or "no BLAS found by threadpoolctl"
+
+
+def make_data(n, d, k, support, seed):
+    start = time.perf_counter()
+    data = spiked_sparse(n_samples=n, n_features=d, n_components=k, support_size=support,
+                         scaling="unit", random_state=seed)
+    return data, time.perf_counter() - start
+
+
+def bench_gibbs(datasets, cfg):
+    print(f"\n(a) PPCA Gibbs sampler: bingham_gibbs, {cfg.sweeps} sweeps, k={cfg.k}, "
+          f"epsilon={cfg.epsilon:g}, data_norm=1 (A = epsilon/2 * X^T X)")
+    print(f"    {'d':>5} {'n':>8} {'repeats':>7} {'median s':>10} {'min s':>8} {'max s':>8} "
+          f"{'paper s':>8} {'ours/paper':>10} {'sin-theta':>9}")
+    for d in cfg.gibbs_dims:
+        data = datasets[d]
+        A = PPCA(n_components=cfg.k, epsilon=cfg.epsilon).bingham_parameter(data.X)
+        seeds = iter(range(10_000))
+        repeats = cfg.gibbs_repeats.get(d, cfg.repeats_default)
+        med, ts, V = time_repeats(lambda: bingham_gibbs(A, cfg.k, cfg.sweeps, random_state=next(seeds)),
+                                  repeats)
+        paper = PAPER_GIBBS_SECONDS.get(d) if not cfg.quick else None
+        dist = subspace_distance(V, data.components)
+        print(f"    {d:>5} {data.X.shape[0]:>8} {repeats:>7} {med:>10.3f} {min(ts):>8.3f} {max(ts):>8.3f} "
+              f"{('-' if paper is None else f'{paper:.2f}'):>8} {fmt_ratio(med, paper):>10} {dist:>9.3f}",
+              flush=True)
+    print("    (median of the repeats; ours/paper < 1 means faster than the paper's R code)")
+
+
+def bench_modsulq(datasets, cfg):
+    print(f"\n(b) MOD-SuLQ, k={cfg.k}, epsilon={cfg.epsilon:g}, delta={cfg.delta:g}; "
+          f"{cfg.modsulq_repeats} repeats; times in ms")
+    print(f"    {'d':>5} {'n':>8} {'fit median':>10} {'XtX/n':>8} {'noise+eigh':>10} {'noise+ARPACK':>12} "
+          f"{'paper':>6} {'fit/paper':>9} {'(noise+eigh)/paper':>18}")
+    for d in cfg.modsulq_dims:
+        X = datasets[d].X
+        n = X.shape[0]
+        seeds = iter(range(10_000))
+
+        def fit():
+            return ModSuLQ(n_components=cfg.k, epsilon=cfg.epsilon, delta=cfg.delta,
+                           random_state=next(seeds)).fit(X)
+
+        med_fit, _, _ = time_repeats(fit, cfg.modsulq_repeats)
+        med_cov, _, C = time_repeats(lambda: X.T @ X / n, cfg.modsulq_repeats)
+        sigma = mod_sulq_noise_scale(d, n, cfg.epsilon, cfg.delta)
+
+        def after_cov():
+            released = C + symmetric_noise(d, sigma, random_state=next(seeds))
+            return top_eigenvectors(released, cfg.k)
+
+        def after_cov_arpack():
+            released = C + symmetric_noise(d, sigma, random_state=next(seeds))
+            return eigsh(released, k=cfg.k, which="LA")
+
+        med_rest, _, _ = time_repeats(after_cov, cfg.modsulq_repeats)
+        med_arpack, _, _ = time_repeats(after_cov_arpack, cfg.modsulq_repeats)
+        paper = PAPER_MODSULQ_MS.get(d) if not cfg.quick else None
+        ms = 1000.0
+        print(f"    {d:>5} {n:>8} {med_fit * ms:>10.1f} {med_cov * ms:>8.1f} {med_rest * ms:>10.1f} "
+              f"{med_arpack * ms:>12.1f} {('-' if paper is None else f'{paper:.0f}'):>6} "
+              f"{fmt_ratio(med_fit * ms, paper):>9} {fmt_ratio(med_rest * ms, paper):>18}", flush=True)
+    print("    (every column is a median of the repeats; 'fit' excludes only data generation)")
+
+
+def psi_spectra(d, rng):
+    """A few Ψ spectra (Ψ = λ_max I − A ⪰ 0, min ψ = 0): name -> A with that Ψ."""
+    ramp = np.linspace(0.0, 100.0, d)
+    spike = np.full(d, 100.0)
+    spike[0] = 0.0
+    weak = np.full(d, 2.0)
+    weak[0] = 0.0
+    Q, _ = np.linalg.qr(rng.standard_normal((d, d)))  # a random eigenbasis: the sampler rotates
+    return {
+        "gap 2 (weak signal)": (Q * -weak) @ Q.T,
+        "gap 100 (one spike)": (Q * -spike) @ Q.T,
+        "ramp 0..100": (Q * -ramp) @ Q.T,
+    }
+
+
+def bench_exact(cfg):
+    print(f"\n(c) exact k=1 sampler (sample_bingham_exact, KGM rejection): {cfg.exact_draws} draws "
+          f"per call, {cfg.exact_repeats} repeats")
+    print(f"    {'d':>4} {'spectrum':<22} {'acceptance':>10} {'median s':>9} {'draws/s':>10}")
+    rng = np.random.default_rng(0)
+    for d in cfg.exact_dims:
+        for name, A in psi_spectra(d, rng).items():
+            rates = []
+            seeds = iter(range(10_000))
+
+            def draw():
+                _, rate = sample_bingham_exact(A, size=cfg.exact_draws, random_state=next(seeds),
+                                               return_rate=True)
+                rates.append(rate)
+
+            med, _, _ = time_repeats(draw, cfg.exact_repeats)
+            print(f"    {d:>4} {name:<22} {statistics.median(rates):>10.3f} {med:>9.4f} "
+                  f"{cfg.exact_draws / med:>10.0f}", flush=True)
+    print("    (acceptance and time: median of the repeats)")
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run in seconds")
+    size.add_argument("--full", action="store_true", help="also Gibbs at d=800 (about a minute per run)")
+    parser.add_argument("--n-samples", type=int, default=None,
+                        help="rows of the data (default 100000, as in the paper; --quick: 2000)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS threads for the whole run (default 1: steadier on a shared 2-core "
+                             "machine, and like R's single-threaded reference BLAS; 0 = leave as configured)")
+    parser.add_argument("--only", choices=("gibbs", "modsulq", "exact"), action="append",
+                        help="run only these parts (repeatable)")
+    return parser.parse_args(argv)
+
+
+def config(args):
+    cfg = argparse.Namespace(quick=args.quick, k=5, support=10, epsilon=1.0, delta=0.3, sweeps=100)
+    if args.quick:
+        cfg.n = args.n_samples or 2000
+        cfg.gibbs_dims, cfg.modsulq_dims = [20, 40], [20, 40]
+        cfg.repeats_default, cfg.gibbs_repeats = 2, {}
+        cfg.modsulq_repeats = 3
+        cfg.exact_dims, cfg.exact_draws, cfg.exact_repeats = [4, 10], 500, 3
+    else:
+        cfg.n = args.n_samples or 100_000
+        cfg.gibbs_dims = [200, 400, 800] if args.full else [200, 400]
+        cfg.modsulq_dims = [200, 400, 800]
+        cfg.repeats_default, cfg.gibbs_repeats = 3, {800: 3}
+        cfg.modsulq_repeats = 7
+        cfg.exact_dims, cfg.exact_draws, cfg.exact_repeats = [4, 10, 50], 20_000, 5
+    cfg.parts = set(args.only or ("gibbs", "modsulq", "exact"))
+    return cfg
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    cfg = config(args)
+    limiter = None
+    if args.threads:
+        from threadpoolctl import threadpool_limits
+        limiter = threadpool_limits(limits=args.threads, user_api="blas")
+
+    mode = "quick" if args.quick else ("full" if args.full else "default")
+    print(f"bench_foundation ({mode}): Python {platform.python_version()}, numpy {np.__version__}, "
+          f"{os.cpu_count()} CPUs, {platform.machine()}")
+    print(f"BLAS: {blas_info()}  (bingham_gibbs always runs single-threaded)")
+    if hasattr(os, "getloadavg"):
+        print("load average before the run: " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+              + "  (other processes on the machine distort timings)")
+    print(f"data: spiked_sparse(n={cfg.n}, d, k={cfg.k}, s*={cfg.support}, scaling='unit', random_state=0)")
+
+    dims = sorted(set((cfg.gibbs_dims if "gibbs" in cfg.parts else [])
+                      + (cfg.modsulq_dims if "modsulq" in cfg.parts else [])))
+    datasets = {}
+    for d in dims:
+        datasets[d], seconds = make_data(cfg.n, d, cfg.k, cfg.support, seed=0)
+        print(f"  generated d={d}: {seconds:.2f} s (not timed below)", flush=True)
+
+    start = time.perf_counter()
+    if "gibbs" in cfg.parts:
+        bench_gibbs(datasets, cfg)
+    if "modsulq" in cfg.parts:
+        bench_modsulq(datasets, cfg)
+    if "exact" in cfg.parts:
+        bench_exact(cfg)
+    print(f"\ntotal benchmark time {time.perf_counter() - start:.1f} s")
+    if limiter is not None:
+        limiter.restore_original_limits()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

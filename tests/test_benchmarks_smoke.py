@@ -1,0 +1,24 @@
+"""Smoke test: ``benchmarks/bench_foundation.py --quick`` runs to the end.
+
+Not a timing assertion: timings depend on the machine.  It only guards the benchmark script
+against rotting as the package's internals change (it imports private samplers).
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_foundation.py"
+
+
+def test_bench_foundation_quick_runs():
+    env = dict(os.environ, MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick"],
+        capture_output=True, text=True, timeout=600, env=env, cwd=SCRIPT.parent.parent,
+    )
+    assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    assert any("median" in line for line in proc.stdout.splitlines()), proc.stdout
+    for part in ("(a) PPCA Gibbs", "(b) MOD-SuLQ", "(c) exact k=1 sampler"):
+        assert part in proc.stdout, f"{part!r} missing from:\n{proc.stdout}"
