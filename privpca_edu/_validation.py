@@ -28,6 +28,7 @@ __all__ = [
     "check_n_components",
     "check_option",
     "clip_rows",
+    "clip_provider_rows",
     "single_threaded_blas",
 ]
 
@@ -183,6 +184,24 @@ def clip_rows(X, data_norm, *, name="X", warn=True, copy=True):
                 stacklevel=3,
             )
     return X, n_clipped
+
+
+def clip_provider_rows(parts, data_norm, *, copy=True, stacklevel=3):
+    """:func:`clip_rows` for each provider's array, with one warning that counts them all.
+
+    Returns the list of clipped arrays and the total number of clipped rows.  ``copy=False``
+    only for arrays the caller owns (e.g. from :func:`check_array`).
+    """
+    clipped = [clip_rows(P, data_norm, warn=False, copy=copy) for P in parts]
+    n_clipped = sum(c for _, c in clipped)
+    if n_clipped:
+        warnings.warn(
+            f"{n_clipped} of {sum(len(P) for P in parts)} rows had norm > data_norm={data_norm:g} "
+            "and were scaled down to it (the privacy guarantee assumes this bound)",
+            PrivacyWarning,
+            stacklevel=stacklevel,
+        )
+    return [P for P, _ in clipped], n_clipped
 
 
 _BLAS_CONTROLLER = []

@@ -16,6 +16,7 @@ from .._validation import (
     clip_rows,
     single_threaded_blas,
     check_random_state,
+    clip_provider_rows,
 )
 from ..privacy import ITERATIVE_CALIBRATIONS, dps_pca_sigma
 from ..subspace import fix_signs
@@ -198,19 +199,11 @@ class DPSPCA(PrivateEstimator):
         rng = check_random_state(self.random_state)
 
         # split_providers returned our own copies, so clipping may work in place
-        clipped = [clip_rows(P, data_norm, name=f"provider {i}", warn=False, copy=False)
-                   for i, P in enumerate(providers)]
-        n_clipped = sum(c for _, c in clipped)
-        if n_clipped:
-            warnings.warn(
-                f"{n_clipped} of {sum(len(P) for P in providers)} rows had norm > data_norm={data_norm:g} "
-                "and were scaled down to it (the privacy guarantee assumes this bound)",
-                PrivacyWarning, stacklevel=2,
-            )
-        sizes = np.array([len(P) for P, _ in clipped])
+        clipped, n_clipped = clip_provider_rows(providers, data_norm, copy=False)
+        sizes = np.array([len(P) for P in clipped])
         n = int(sizes.sum())
         # Each provider's (unnormalised) scatter Σ_{x∈S_i} x xᵀ = n_i Σ̂_i, computed once.
-        scatters = [P.T @ P for P, _ in clipped]
+        scatters = [P.T @ P for P in clipped]
         sigma = dps_pca_sigma(epsilon, delta, T, data_norm=data_norm, method=self.calibration)
         Q1 = initial_basis(self.init, d, k, s, self.threshold_init, rng)
 

@@ -20,7 +20,7 @@ from .._validation import (
     check_n_components,
     check_option,
     check_random_state,
-    clip_rows,
+    clip_provider_rows,
 )
 from ..privacy import gaussian_sigma, symmetric_noise
 from ..subspace import fix_signs, thin_qr
@@ -193,14 +193,7 @@ class PrivateLocalPCA(PrivateEstimator):
         K = check_n_components(self.n_components, M)
         rng = check_random_state(self.random_state)
 
-        clipped = [clip_rows(S, data_norm, warn=False) for S in sites]
-        n_clipped = sum(c for _, c in clipped)
-        if n_clipped:
-            warnings.warn(
-                f"{n_clipped} of {sum(len(S) for S in sites)} rows had norm > data_norm={data_norm:g} "
-                "and were scaled down to it (the privacy guarantee assumes this bound)",
-                PrivacyWarning, stacklevel=2,
-            )
+        clipped, n_clipped = clip_provider_rows(sites, data_norm, copy=False)  # sites are our own copies
         wishart = self.noise == "wishart_retracted"
         if wishart:
             warnings.warn(_WISHART_NOTE + "; noise='wishart_retracted' is for reproducing the DPDPCA paper only",
@@ -225,7 +218,7 @@ class PrivateLocalPCA(PrivateEstimator):
 
         site_seconds = []
         P = None
-        for S, _ in clipped:
+        for S in clipped:
             t0 = time.perf_counter()
             k_site = min(K, S.shape[0])
             P_site, _ = local_summary(noisy(S.T @ S), k_site)

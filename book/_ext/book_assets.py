@@ -1,0 +1,109 @@
+"""Sphinx fix-ups for the privpca_edu book's static pages (loaded by _config.yml, local_extensions).
+
+1. Duplicate inline scripts.  Sphinx 7.4 (the series Jupyter Book 1 requires) writes an inline
+   <script> twice when an extension registers it after the builder started: the builder keeps
+   it with filename ``None`` and, at write time, adds it again with filename ``''``, so the two
+   copies do not compare equal.  sphinx-thebe registers its configuration that way, and the
+   second copy throws "Identifier 'THEBE_JS_URL' has already been declared" on every page.
+   Each page's script list is de-duplicated just before the page is written.
+
+2. Offline widgets.  On pages that load the Jupyter widgets HTML manager (served from
+   _static/html-manager/, see scripts/fetch_vendor.sh):
+
+   * its icon fonts are looked up next to the require.js URI of its own module; without help the
+     browser asks for ``<page folder>/@jupyter-widgets/html-manager/dist/*.woff2`` (404).  We map
+     that module name to the local copy (computed from the page's ``data-content_root``).
+   * ipywidgets typesets widget labels with MathJax 2's ``MathJax.Hub.Queue`` whenever
+     ``window.MathJax`` exists, but the book loads MathJax 3, which has no ``Hub``: every
+     labelled widget threw "Cannot read properties of undefined (reading 'Queue')".  On pages
+     with both maths and widgets we add a small ``MathJax.Hub.Queue`` that hands the label to
+     MathJax 3's ``typesetPromise``.
+"""
+
+from __future__ import annotations
+
+WIDGET_MANAGER = "html-manager/dist/embed-amd.js"
+MATHJAX = "mathjax/es5/"
+
+ASSETS_PATH_JS = """\
+(function () {
+  /* Where the local copy of the widget manager lives (its fonts sit next to it).  The bundle
+     derives its asset URL from the require.js module URI of "@jupyter-widgets/html-manager/...",
+     so map that name to the local folder before require.js loads (a global `require` object is
+     its configuration), and set the bundle's explicit override too. */
+  var root = new URL(document.documentElement.dataset.content_root || "./", document.baseURI);
+  var manager = new URL("_static/html-manager", root).href;
+  window.require = {paths: {"@jupyter-widgets/html-manager": manager}};
+  window.__jupyter_widgets_assets_path__ = manager + "/dist/";
+})();"""
+
+MATHJAX2_SHIM_JS = """\
+(function () {
+  /* ipywidgets calls MathJax.Hub.Queue(["Typeset", MathJax.Hub, node]) (MathJax 2);
+     route it to MathJax 3 once MathJax 3 has started. */
+  var pending = [];
+  function typeset(nodes) {
+    MathJax.typesetPromise(nodes).catch(function (err) { console.warn("MathJax:", err); });
+  }
+  function queue(command) {
+    var node = Array.isArray(command) ? command[2] : null;
+    if (!node) { return; }
+    if (window.MathJax && window.MathJax.typesetPromise) { typeset([node]); }
+    else { pending.push(node); }
+  }
+  window.MathJax = window.MathJax || {};
+  if (!window.MathJax.version) {          /* still the configuration object */
+    var startup = window.MathJax.startup || {};
+    var ready = startup.ready;
+    startup.ready = function () {
+      if (ready) { ready(); } else { MathJax.startup.defaultReady(); }
+      MathJax.Hub = {Queue: queue};
+      MathJax.startup.promise.then(function () {
+        if (pending.length) { typeset(pending.splice(0)); }
+      });
+    };
+    window.MathJax.startup = startup;
+  }
+  window.MathJax.Hub = {Queue: queue};
+})();"""
+
+
+def _filename(asset) -> str:
+    return str(getattr(asset, "filename", asset) or "")
+
+
+def _key(asset):
+    attributes = getattr(asset, "attributes", {}) or {}
+    priority = getattr(asset, "priority", 500)
+    return (_filename(asset), priority, tuple(sorted((k, str(v)) for k, v in attributes.items())))
+
+
+def fix_page_scripts(app, pagename, templatename, context, doctree):
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    # 1. drop duplicates (the list is the builder's own, restored after each page: edit in place)
+    seen = set()
+    unique = []
+    for asset in scripts:
+        key = _key(asset)
+        if key not in seen:
+            seen.add(key)
+            unique.append(asset)
+    scripts[:] = unique
+
+    # 2. widget pages
+    names = [_filename(asset) for asset in scripts]
+    if not any(name.endswith(WIDGET_MANAGER) for name in names):
+        return
+    builder = app.builder
+    # Sphinx sorts the page's scripts by priority after this event; the widget manager has 500.
+    builder.add_js_file(None, body=ASSETS_PATH_JS, priority=490)
+    if any(MATHJAX in name for name in names):
+        # after Sphinx's "window.MathJax = {config}" (500), before MathJax itself runs (deferred)
+        builder.add_js_file(None, body=MATHJAX2_SHIM_JS, priority=510)
+
+
+def setup(app):
+    app.connect("html-page-context", fix_page_scripts, priority=900)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

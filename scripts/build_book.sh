@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Build the book and serve it on 127.0.0.1.
+#
+#   bash scripts/build_book.sh [--no-serve] [--port N] [--strict]
+#
+#   --no-serve   build only; the site is in _build/html
+#   --port N     serve on port N (default 8000)
+#   --strict     fail on any warning or notebook error: jupyter-book build -W -n --keep-going
+#                (always on when CI=true; this is also what the browser tests run)
+#
+# Steps: scripts/setup_env.sh (the .venv with the package, Jupyter Book, JupyterLab),
+# scripts/fetch_vendor.sh (require.js, the widgets HTML manager and MathJax from npm into the
+# git-ignored book/_vendor/, so the built pages load nothing from the internet), a clean
+# build of _config.yml/_toc.yml into _build/html (every notebook is executed afresh), then
+# `python -m http.server --bind 127.0.0.1` on _build/html unless --no-serve.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+serve=1
+port=8000
+strict=0
+[ "${CI:-}" = "true" ] && strict=1
+usage() { echo "usage: bash scripts/build_book.sh [--no-serve] [--port N] [--strict]"; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-serve) serve=0; shift ;;
+        --strict) strict=1; shift ;;
+        --port)
+            [ $# -ge 2 ] || { usage >&2; exit 2; }
+            port="$2"; shift 2 ;;
+        --port=*) port="${1#--port=}"; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    esac
+done
+case "$port" in ''|*[!0-9]*) echo "--port must be a number, got '$port'" >&2; exit 2 ;; esac
+
+bash scripts/setup_env.sh
+bash scripts/fetch_vendor.sh
+
+# Headless plotting, and one BLAS thread (2-core machines; small matrices run faster that way).
+export MPLBACKEND=Agg OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+flags=()
+if [ "$strict" -eq 1 ]; then
+    flags=(-W -n --keep-going)
+fi
+echo "[build_book] building the book into _build/html${flags:+ (strict: ${flags[*]})}"
+t0=$(date +%s)
+rm -rf _build
+.venv/bin/jupyter-book build . "${flags[@]}"
+echo "[build_book] built in $(( $(date +%s) - t0 )) s: $ROOT/_build/html/index.html"
+
+if [ "$serve" -eq 0 ]; then
+    echo "[build_book] --no-serve: not serving"
+    exit 0
+fi
+echo "[build_book] serving the book at http://127.0.0.1:$port/  (Ctrl-C stops)"
+exec .venv/bin/python -m http.server --bind 127.0.0.1 --directory _build/html "$port"

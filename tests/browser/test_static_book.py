@@ -1,0 +1,155 @@
+"""The static book, as a reader's browser sees it.
+
+A session fixture builds the book from a clean _build with ``jupyter-book build . -W -n
+--keep-going`` (exit 0 and no warning in the log), serves _build/html on 127.0.0.1, and every
+page is opened in headless Chromium.  On every page: no console error, no uncaught exception,
+no failed request, no request to anything but 127.0.0.1 (the site must work offline), MathJax
+typesets the page's maths (from the local copy), and every saved widget view is rendered (by the
+local widgets HTML manager), once, with its images loaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.browser
+
+
+def _toc_docnames() -> list[str]:
+    """Every document of _toc.yml, in reading order."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    names = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                names.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return names
+
+
+# The book's pages plus the pages Sphinx always writes.
+PAGES = [f"{name}.html" for name in _toc_docnames()] + ["index.html", "genindex.html", "search.html"]
+
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+
+def test_every_built_page_is_checked(built_book):
+    """The parametrised list below covers every HTML page that the build wrote."""
+    built = {
+        p.relative_to(built_book).as_posix()
+        for p in built_book.rglob("*.html")
+        if p.relative_to(built_book).parts[0] not in {"_static", "_sources", "_images"}
+    }
+    assert built == set(PAGES), (
+        f"pages built but not checked: {sorted(built - set(PAGES))}; "
+        f"pages expected but not built: {sorted(set(PAGES) - built)}"
+    )
+
+
+@pytest.fixture
+def page_log(chromium):
+    """A fresh page with listeners recording console errors, page errors and requests."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    log = {"console": [], "pageerror": [], "failed": [], "foreign": [], "http_errors": [], "requests": 0}
+
+    def on_console(msg):
+        if msg.type == "error":
+            log["console"].append(f"{msg.text} @ {msg.location.get('url', '')}")
+
+    def on_request(request):
+        log["requests"] += 1
+        parsed = urlparse(request.url)
+        if parsed.scheme in {"data", "blob", "about"}:
+            return
+        if parsed.hostname not in LOCAL_HOSTS:
+            log["foreign"].append(request.url)
+
+    def on_response(response):
+        if response.status >= 400:
+            log["http_errors"].append(f"{response.status} {response.url}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: log["pageerror"].append(str(exc)))
+    page.on("request", on_request)
+    page.on("requestfailed", lambda req: log["failed"].append(f"{req.url} ({req.failure})"))
+    page.on("response", on_response)
+    # Block anything that is not local, so a regression cannot hang the test on the network.
+    page.route(
+        "**/*",
+        lambda route: route.continue_()
+        if urlparse(route.request.url).hostname in LOCAL_HOSTS or urlparse(route.request.url).scheme in {"data", "blob"}
+        else route.abort(),
+    )
+    try:
+        yield page, log
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_renders_offline(built_book, book_url, page_log, path):
+    page, log = page_log
+    html_file = built_book / path
+    assert html_file.exists(), f"{path} was not built"
+    source = html_file.read_text()
+
+    page.goto(f"{book_url}/{path}", wait_until="load")
+    page.wait_for_load_state("networkidle")
+
+    has_math = 'class="math notranslate nohighlight"' in source
+    n_views = source.count('type="application/vnd.jupyter.widget-view+json"')
+
+    if has_math:
+        # MathJax 3 replaces every \( \) and \[ \] with an <mjx-container>.
+        page.wait_for_selector("mjx-container", state="attached", timeout=30_000)
+        page.wait_for_function(
+            "() => document.querySelectorAll('span.math, div.math').length === 0 || "
+            "[...document.querySelectorAll('span.math, div.math')].every(el => el.querySelector('mjx-container'))",
+            timeout=30_000,
+        )
+        assert page.locator("mjx-merror").count() == 0, "MathJax reported a TeX error"
+        assert page.locator("mjx-container").count() > 0
+
+    if n_views:
+        # The HTML manager inserts a div.widget-subarea before each view's <script> tag and
+        # renders the view into it.
+        page.wait_for_function(
+            f"() => document.querySelectorAll('.widget-subarea > .jupyter-widgets').length >= {n_views}",
+            timeout=30_000,
+        )
+        page.wait_for_load_state("networkidle")
+        rendered = page.locator(".widget-subarea")
+        assert rendered.count() == n_views, (
+            f"{n_views} saved widget views but {rendered.count()} rendered "
+            "(it should be one each: more means the widget manager ran more than once)"
+        )
+        for i in range(n_views):
+            view = rendered.nth(i)
+            assert view.locator(".jupyter-widgets").first.is_visible(), f"widget view {i} is not visible"
+        # Every image (figures inside Output widgets included) has actually loaded.
+        broken = page.evaluate(
+            "() => [...document.images].filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src.slice(0, 80))"
+        )
+        assert not broken, f"images that did not load: {broken}"
+
+    problems = []
+    for key, label in [("foreign", "requests to hosts other than 127.0.0.1"),
+                       ("failed", "failed requests"),
+                       ("http_errors", "HTTP errors"),
+                       ("pageerror", "uncaught exceptions"),
+                       ("console", "console errors")]:
+        if log[key]:
+            problems.append(f"{label}: {log[key]}")
+    assert not problems, f"{path}:\n" + "\n".join(problems)
