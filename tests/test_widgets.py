@@ -282,15 +282,21 @@ def test_check_answer(capsys):
     assert "not answered yet" in out and "correct" in out and "Hint: think" in out
 
 
-def test_show_displays_widget_and_static_copy(monkeypatch):
+def test_show_displays_one_output_with_a_static_fallback(monkeypatch):
     shown = []
+    import base64
+
     import IPython.display
 
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
     dash = widgets.angles_dashboard()
     widgets.show(dash)
-    assert shown[0] is dash
-    assert isinstance(shown[1], IPython.display.Image) and shown[1].data == dash.png()
+    assert shown == [dash]  # one figure on the page, never a second (stale) copy
+    bundle = dash._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert base64.b64decode(bundle["image/png"]) == dash.png()
+    widgets.show(dash, static=False)
+    assert "image/png" not in dash._repr_mimebundle_()
 
 
 @pytest.mark.slow
@@ -315,6 +321,7 @@ def test_saved_widget_state_holds_the_png(tmp_path, monkeypatch):
 
     assert base64.b64decode(images[0]["buffers"][0]["data"]).startswith(PNG_MAGIC)
     outputs = nb.cells[0].outputs
+    assert len(outputs) == 1
     assert "application/vnd.jupyter.widget-view+json" in outputs[0]["data"]
-    assert "image/png" in outputs[1]["data"]  # the static copy
+    assert "image/png" in outputs[0]["data"]  # the static fallback, in the same output
     assert not any(o.get("name") == "stderr" for o in outputs)

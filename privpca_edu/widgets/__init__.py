@@ -24,7 +24,7 @@ widget                    twin                                            chapte
 In a notebook::
 
     from privpca_edu import widgets
-    widgets.show(widgets.sigma_dashboard())   # live widget + a static copy for the book
+    widgets.show(widgets.sigma_dashboard())   # live widget, with its figure as a static fallback
 
 Adding a chapter: write the twin in :mod:`privpca_edu.experiments`, a
 :class:`~privpca_edu.plotting.LiveFigure` subclass in :mod:`privpca_edu.plotting`, and a

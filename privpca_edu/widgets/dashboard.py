@@ -72,6 +72,7 @@ class Dashboard(W.VBox):
         self.fixed = dict(fixed or {})
         self.memo_size = int(memo_size)
         self._memo = OrderedDict()
+        self.static_fallback = True
         self.result = None
         self.last_error = None
         self.last_warnings = []
@@ -160,16 +161,31 @@ class Dashboard(W.VBox):
         """The PNG bytes currently shown."""
         return bytes(self.image.value)
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget view plus its current figure as ``image/png``.
+
+        Front-ends show the richest type they can: JupyterLab and the static book (which
+        restores saved widget state) show the live widget; anything without widget support
+        (nbconvert, a plain notebook viewer, a page whose widget JavaScript did not load)
+        falls back to the PNG.  One output, one figure: no stale copy below a live widget.
+        """
+        import base64
+
+        data = super()._repr_mimebundle_(**kwargs)
+        if self.static_fallback:
+            data["image/png"] = base64.b64encode(self.png()).decode("ascii")
+        return data
+
 
 def show(dashboard, static=True):
-    """Display a dashboard and, below it, a static PNG copy of its current (default) figure.
+    """Display a dashboard, with its current (default) figure as a static fallback.
 
-    The live widget is what JupyterLab and Binder users move; the static copy is an ordinary
-    image output, so the printed/HTML book shows the figure even without a kernel or widget
-    JavaScript.  Returns ``None`` (so a notebook cell prints nothing else).
+    One output carries both the live widget (what JupyterLab, Binder and the static book with
+    its saved widget state show) and the figure as ``image/png`` (what a viewer without widget
+    support shows), so the page always has the figure and never a second, stale copy of it.
+    ``static=False`` leaves the PNG out.  Returns ``None`` (a notebook cell prints nothing else).
     """
-    from IPython.display import Image, display
+    from IPython.display import display
 
+    dashboard.static_fallback = bool(static)
     display(dashboard)
-    if static:
-        display(Image(data=dashboard.png(), format="png"))
