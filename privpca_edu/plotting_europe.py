@@ -170,7 +170,7 @@ def plot_similarity_table(table, *, reference=None, title=None):
             if m not in methods:
                 continue
             kw = dict(marker="x", color="k", ls="none", ms=7, mew=1.6, zorder=5)
-            ax_t.plot(ref_eps, [reference[e][ct] for e in ref_eps], label="spec §10.3 (20 draws)" if first else None,
+            ax_t.plot(ref_eps, [reference[e][ct] for e in ref_eps], label="reference runs (20 draws)" if first else None,
                       **kw)
             ax_s.plot(ref_eps, [reference[e][cs] for e in ref_eps], **kw)
             first = False
