@@ -15,9 +15,10 @@ import math
 
 import numpy as np
 from matplotlib import ticker
+from matplotlib.collections import PolyCollection
 from matplotlib.patches import Rectangle
 
-from .plotting import LiveFigure
+from .plotting import LiveFigure, _nice_ceil
 
 __all__ = [
     "CHAPTER_METHOD_STYLES",
@@ -50,11 +51,12 @@ _GOOD = "#1a7f37"
 
 
 class ChapterFigure(LiveFigure):
-    """Base of this module's figures: a full redraw on every update (``blit = False``).
+    """Base of this module's static figures: a full redraw on every update (``blit = False``).
 
-    Their ``_draw`` changes axes titles, texts and collections that the blitting cache of
-    :class:`~privpca_edu.plotting.LiveFigure` does not track, so a cached background would show
-    stale titles; a full draw of these figures takes ~20–70 ms.
+    Their ``_draw`` clears and refills the axes (``cla``), which suits a figure drawn once.
+    The two live figures (:class:`NoisyCovarianceFigure`, :class:`GdpAuditFigure`) blit
+    instead: every artist ``_draw`` changes is created once, updated in place and animated,
+    and the texts holding slider values are animated axes texts (never a suptitle).
     """
 
     blit = False
@@ -66,6 +68,22 @@ def _num(x, digits=3):
     if isinstance(x, float) and math.isinf(x):
         return "∞"
     return f"{x:.{digits}g}"
+
+
+def _band_verts(x, low, high):
+    """Polygons of a min–max band (as ``fill_between``), split where a value is not finite."""
+    x, low, high = (np.asarray(a, dtype=float) for a in (x, low, high))
+    ok = np.isfinite(x) & np.isfinite(low) & np.isfinite(high)
+    polys, start = [], None
+    for i in range(len(x) + 1):
+        if i < len(x) and ok[i]:
+            start = i if start is None else start
+        elif start is not None:
+            sl = slice(start, i)
+            polys.append(np.concatenate([np.column_stack([x[sl], low[sl]]),
+                                         np.column_stack([x[sl], high[sl]])[::-1]]))
+            start = None
+    return polys
 
 
 def _decades(axis, lo, hi):
@@ -87,9 +105,14 @@ class NoisyCovarianceFigure(ChapterFigure):
     the chosen ε.  (b) at the chosen ε: every seed's error (dots), their mean (bar), the
     Davis–Kahan bound (triangle; hollow when vacuous), the random-guess level and the
     non-private PCA's own sampling error.
+
+    Live (blitted): every artist below is created once and moved by ``_draw``; the ε axis
+    spans whole decades (0.01 … 100 for the dashboard's sweep and slider), so it stays put
+    while ε moves, and the header is an animated text, not a suptitle.
     """
 
     figsize = (11.5, 5.0)
+    blit = True
 
     def _build(self):
         fig = self.fig
@@ -102,6 +125,10 @@ class NoisyCovarianceFigure(ChapterFigure):
         self.fills = {}
         self.lines, self.bound_lines, self.points = {}, {}, {}
         for name, style in CHAPTER_METHOD_STYLES.items():
+            # the min–max band, updated in place (set_verts) instead of a new fill_between per move
+            self.fills[name] = PolyCollection([], facecolors=style["color"], alpha=0.15, linewidths=0,
+                                              edgecolors="none")
+            ax.add_collection(self.fills[name], autolim=False)
             (self.lines[name],) = ax.plot([], [], "o-", ms=3.5, lw=1.8, color=style["color"],
                                           label=f"{style['label']}: mean error")
             (self.points[name],) = ax.plot([], [], "o", ms=8, color=style["color"], mec="k", zorder=6)
@@ -131,7 +158,13 @@ class NoisyCovarianceFigure(ChapterFigure):
         ax.set_ylabel("error ‖sin Θ‖_F (one dot per seed)")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=7.5, frameon=False, ncol=2)
         self.t_at = ax.set_title("", fontsize=9.5)
-        self.title = fig.suptitle("", fontsize=11)
+        # the header holds n, d, k, δ, seed: an animated text where a suptitle would be
+        self.title = ax.text(0.5, 0.98, "", transform=fig.transFigure, ha="center", va="top", fontsize=11)
+        self._animate(list(self.fills.values()), list(self.lines.values()), list(self.points.values()),
+                      list(self.bound_lines.values()), self.l_random, self.l_max, self.vline, self.t_sweep,
+                      self.dots, self.means, self.dk_full, self.dk_vacuous, self.at_random, self.at_pca,
+                      self.at_text, self.t_at, self.title)
+        self._spines_below()
 
     def _draw(self, r):
         grid = np.asarray(r["epsilon_grid"])
@@ -140,25 +173,24 @@ class NoisyCovarianceFigure(ChapterFigure):
         lo, hi = float(min(grid.min(), r["epsilon"])), float(max(grid.max(), r["epsilon"]))
         if math.isinf(hi):
             hi = float(grid.max())
-        for fill in self.fills.values():
-            fill.remove()
-        self.fills = {}
         e = r["epsilon"]
         e_plot = min(max(e, lo), hi)
         for name, style in CHAPTER_METHOD_STYLES.items():
             mean = np.asarray(r["sweep_mean"][name])
             self.lines[name].set_data(grid, mean)
-            if np.any(np.isfinite(mean)):
-                self.fills[name] = ax.fill_between(grid, r["sweep_min"][name], r["sweep_max"][name],
-                                                   color=style["color"], alpha=0.15, lw=0)
+            band = _band_verts(grid, r["sweep_min"][name], r["sweep_max"][name]) if np.any(np.isfinite(mean)) else []
+            self.fills[name].set_verts(band)
             self.points[name].set_data([e_plot], [float(np.mean(r["errors"][name]))])
             if name in self.bound_lines:
                 self.bound_lines[name].set_data(grid, r["sweep_bound"][name])
+        # whole decades: the axis (and the cached background) stays put while ε moves
+        lo, hi = 10.0 ** math.floor(math.log10(lo) + 1e-9), 10.0 ** math.ceil(math.log10(hi) - 1e-9)
         self.l_random.set_data([lo, hi], [r["random_guess"]] * 2)
         self.l_max.set_data([lo, hi], [r["max_distance"]] * 2)
         self.vline.set_xdata([e_plot, e_plot])
-        ax.set_xlim(lo / 1.15, hi * 1.15)
-        _decades(ax.xaxis, lo, hi)
+        if ax.get_xlim() != (lo / 1.15, hi * 1.15):
+            ax.set_xlim(lo / 1.15, hi * 1.15)
+            _decades(ax.xaxis, lo, hi)
         ax.set_ylim(0, top)
         ppca_note = "" if r["n_components"] == 1 else " (PPCA: live ε only, k > 1)"
         self.t_sweep.set_text(f"(a) error against ε: mean of {r['n_seeds']} seeds, band = min–max{ppca_note}")
@@ -365,9 +397,15 @@ class GdpAuditFigure(ChapterFigure):
     flags is shaded) and, when not hidden, the true μ of the mechanism as built.
     (b) the (ε, δ) curves: the claimed one, the one μ̂ implies (band: μ̂ ∓ 4 SE) and the
     advertised point (ε, δ).
+
+    Live (blitted): the error bar and the band are updated in place; the legends, which the
+    moving lines pass under, are animated too; the μ axis ends at a "nice" number (1, 1.25,
+    1.5, 2, … × 10^k), so it rarely moves (and re-renders the background); the header is an
+    animated text.
     """
 
     figsize = (11.5, 4.2)
+    blit = True
 
     def __init__(self, data=None, show_truth=True):
         self.show_truth = show_truth
@@ -389,35 +427,47 @@ class GdpAuditFigure(ChapterFigure):
                                label="estimate μ̂ ± 4 SE")
         self.verdict = ax.text(0.5, 0.78, "", transform=ax.transAxes, ha="center", fontsize=13, weight="bold")
         ax.set_xlabel("μ: Gaussian-DP parameter along the worst direction (dimensionless)")
-        ax.legend(loc="lower right", fontsize=7, frameon=True, framealpha=0.85)
+        self.leg_mu = ax.legend(loc="lower right", fontsize=7, frameon=True, framealpha=0.85)
         self.t_mu = ax.set_title("", fontsize=9.5)
 
         ax = self.ax_curve
         ax.set_yscale("log")
-        self.band = None
+        self.band = PolyCollection([], facecolors="#1f77b4", alpha=0.18, linewidths=0, edgecolors="none")
+        ax.add_collection(self.band, autolim=False)
         (self.l_claim,) = ax.plot([], [], color="k", lw=2.0, label="claimed: δ(ε) of μ_claimed")
         (self.l_hat,) = ax.plot([], [], color="#1f77b4", lw=1.8, label="implied by μ̂")
         (self.l_true,) = ax.plot([], [], color="#9467bd", ls=":", lw=1.5, label="true (as built)")
         (self.p_claim,) = ax.plot([], [], "*", ms=13, color="k", zorder=6, label="advertised (ε, δ)")
         ax.set_xlabel("ε")
         ax.set_ylabel("δ(ε) (log scale)")
-        ax.legend(loc="lower left", fontsize=7, frameon=True, framealpha=0.85)
+        self.leg_curve = ax.legend(loc="lower left", fontsize=7, frameon=True, framealpha=0.85)
         self.t_curve = ax.set_title("", fontsize=9.5)
-        self.title = fig.suptitle("", fontsize=11)
+        # the header holds the mechanism and the claim: an animated text where a suptitle would be
+        self.title = ax.text(0.5, 0.98, "", transform=fig.transFigure, ha="center", va="top", fontsize=11)
+        # The shaded zone, the lines, the error bar, the curves and the band move, and the legends are
+        # drawn over them in a full render: so the legends are animated as well.
+        self._animate(self.flag_zone, self.claim_line, self.true_line, self.err.lines, self.verdict,
+                      self.leg_mu, self.t_mu,
+                      self.band, self.l_claim, self.l_hat, self.l_true, self.p_claim, self.leg_curve,
+                      self.t_curve, self.title)
+        self._spines_below()
 
     def _draw(self, r):
         mu_hat, se, claim, thr = r["mu_hat"], r["se"], r["mu_claimed"], r["threshold"]
         truth = r["mu_true"] if self.show_truth else None
-        hi = max(mu_hat + 5 * se, thr, claim, truth or 0.0) * 1.25
+        hi = _nice_ceil(max(mu_hat + 5 * se, thr, claim, truth or 0.0) * 1.25)
         ax = self.ax_mu
         self.flag_zone.set_x(thr)
         self.claim_line.set_xdata([claim, claim])
         self.true_line.set_visible(truth is not None)
         if truth is not None:
             self.true_line.set_xdata([truth, truth])
-        self.err.remove()
-        self.err = ax.errorbar([mu_hat], [0], xerr=[[4 * se], [4 * se]], fmt="o", ms=9, color="#1f77b4", capsize=7,
-                               lw=2.2)
+        data_line, caplines, barcols = self.err.lines
+        left, right = mu_hat - 4 * se, mu_hat + 4 * se
+        data_line.set_data([mu_hat], [0])
+        caplines[0].set_data([left], [0])
+        caplines[1].set_data([right], [0])
+        barcols[0].set_segments([[(left, 0), (right, 0)]])
         ax.set_xlim(0, hi)
         ok = r["passed"]
         self.verdict.set_text("PASS: consistent with the claim" if ok else "FLAGGED: spends more than it claims")
@@ -432,19 +482,17 @@ class GdpAuditFigure(ChapterFigure):
         def clip(v):
             return np.maximum(np.asarray(v, dtype=float), floor)
 
-        if self.band is not None:
-            self.band.remove()
-        self.band = ax.fill_between(eps, clip(r["delta_low"]), clip(r["delta_high"]), color="#1f77b4", alpha=0.18,
-                                    lw=0)
+        self.band.set_verts(_band_verts(eps, clip(r["delta_low"]), clip(r["delta_high"])))
         self.l_claim.set_data(eps, clip(r["delta_claimed"]))
         self.l_hat.set_data(eps, clip(r["delta_hat"]))
         self.l_true.set_visible(truth is not None)
         self.l_true.set_data(eps, clip(r["delta_true"]))
         self.p_claim.set_data([r["epsilon"]], [r["delta"]])
-        ax.set_xlim(0, float(eps.max()))
-        ax.set_ylim(floor, 1.5)
-        _decades(ax.yaxis, floor, 1.0)
-        ax.yaxis.set_major_locator(ticker.FixedLocator([10.0**e for e in range(-12, 1, 2)]))
+        if ax.get_xlim() != (0, float(eps.max())):
+            ax.set_xlim(0, float(eps.max()))
+            ax.set_ylim(floor, 1.5)
+            _decades(ax.yaxis, floor, 1.0)
+            ax.yaxis.set_major_locator(ticker.FixedLocator([10.0**e for e in range(-12, 1, 2)]))
         self.t_curve.set_text(f"(b) privacy curves. At δ = {r['delta']:.2g} the claim is ε = {r['epsilon']:g};\n"
                               f"μ̂ implies ε ≈ {r['epsilon_hat']:.2f}, and at least {r['epsilon_lower']:.2f} "
                               "(from μ̂ − 4 SE)")

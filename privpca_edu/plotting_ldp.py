@@ -72,8 +72,15 @@ class LocalPrivacyFigure(LiveFigure):
             ax.set_xticks([])
             ax.set_yticks([])
         blank = np.zeros((2, 2))
-        self.im_x = self.ax_x.imshow(blank, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-        self.im_r = self.ax_r.imshow(blank, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
+        # the images fill a fixed unit square whatever p is (the axes have no ticks), so a p move
+        # changes no axis limit and the cached background survives
+        self.im_x = self.ax_x.imshow(blank, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest",
+                                     extent=(0, 1, 1, 0))
+        self.im_r = self.ax_r.imshow(blank, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest",
+                                     extent=(0, 1, 1, 0))
+        for ax in (self.ax_x, self.ax_r):
+            ax.set_xlim(0, 1)
+            ax.set_ylim(1, 0)
         self.ax_x.set_xlabel("feature j  (red > 0 > blue)", fontsize=8)
         self.ax_r.set_xlabel("feature j  (red > 0 > blue)", fontsize=8)
         self.ax_x.set_ylabel("feature i", fontsize=8)
@@ -93,7 +100,7 @@ class LocalPrivacyFigure(LiveFigure):
         (self.h_match,) = ax.plot([], [], ":", color="#1f77b4", lw=1.2)
         ax.set_xlabel("number of users n (log scale)")
         ax.set_ylabel(_ERROR_LABEL, fontsize=8.5)
-        ax.legend(loc="lower left", fontsize=6.5, frameon=True, framealpha=0.85)
+        self.leg_n = ax.legend(loc="lower left", fontsize=6.5, frameon=True, framealpha=0.85)
         self.t_n = ax.set_title("", fontsize=8.5)
 
         ax = self.ax_b
@@ -109,25 +116,25 @@ class LocalPrivacyFigure(LiveFigure):
         self.bar_text = [ax.text(x, 0, "", ha="center", va="bottom", fontsize=7.5) for x in xs]
         ax.set_xlim(-0.5, 3.5)
         ax.set_ylabel(_ERROR_LABEL, fontsize=8.5)
-        ax.legend(loc="upper right", fontsize=6.5, frameon=True, framealpha=0.85)
+        self.leg_b = ax.legend(loc="upper right", fontsize=6.5, frameon=True, framealpha=0.85)
         self.t_b = ax.set_title("", fontsize=8.5)
         self.title = fig.suptitle("Local differential privacy: every user adds their own noise "
                                   "(synthetic Wang & Xu model, row-sparse truth)", fontsize=10.5)
         self._animate(self.im_x, self.im_r, self.t_x, self.t_r, list(self.lines.values()), self.l_random, self.v_n,
                       self.p_match, self.h_match, self.t_n, self.bars, self.m_lower, self.m_upper, self.m_upper1, self.b_random,
                       self.bar_text, self.t_b)
+        # drawn over the moving artists in a full render, so animated too: the legends (curves and
+        # the random-guess line pass under them) and the frames of the two images
+        self._animate(self.leg_n, self.leg_b, list(self.ax_x.spines.values()), list(self.ax_r.spines.values()))
+        self._spines_below(self.ax_n, self.ax_b)
         self._ylim = None
 
     def _draw(self, r):
         u = r["user"]
-        for im, A, ax in ((self.im_x, u["outer"], self.ax_x), (self.im_r, u["report"], self.ax_r)):
+        for im, A in ((self.im_x, u["outer"]), (self.im_r, u["report"])):
             lim = _sym_limit(A)
             im.set_data(A)
             im.set_clim(-lim, lim)
-            p = A.shape[0]
-            im.set_extent((-0.5, p - 0.5, p - 0.5, -0.5))
-            ax.set_xlim(-0.5, p - 0.5)
-            ax.set_ylim(p - 0.5, -0.5)
         lim_x, lim_r = _sym_limit(u["outer"]), _sym_limit(u["report"])
         self.t_r.set_text(f"(b) what they send: x xᵀ + Z, σ₁ = {_fmt(u['noise_scale'])}\n"
                           f"({r['calibration']}), entries within ±{lim_r:.3g}")

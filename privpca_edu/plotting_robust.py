@@ -19,7 +19,7 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 
-from .plotting import LiveFigure, _fmt
+from .plotting import LiveFigure, _fmt, _nice_ceil
 
 __all__ = ["HeavyTailsFigure", "BreakdownFigure", "plot_error_vs_n", "plot_error_vs_epsilon", "ROBUST_STYLES"]
 
@@ -68,7 +68,7 @@ class HeavyTailsFigure(LiveFigure):
             (self.l_dir[m],) = ax.plot([], [], color=st["color"], lw=2.0, label=f"{st['short']}: shadow of its plane")
         ax.set_xlabel("coordinate along v₁ (true 1st direction)")
         ax.set_ylabel("coordinate along u (outlier direction, ⊥ v₁, v₂)")
-        ax.legend(loc="lower left", fontsize=6.5, framealpha=0.85, markerscale=2)
+        self.leg_sc = ax.legend(loc="lower left", fontsize=6.5, framealpha=0.85, markerscale=2)
         self.t_sc = ax.set_title("", fontsize=9)
 
         ax = self.ax
@@ -78,17 +78,21 @@ class HeavyTailsFigure(LiveFigure):
                            alpha=0.85)
         (self.dots,) = ax.plot([], [], "o", color="k", ms=3, alpha=0.6, label="one data set each")
         (self.l_bound,) = ax.plot([], [], "-", color="k", lw=2.5, label="Thm 3.4 bound (reconstructed, C = 1)")
-        ax.axhline(1.0, color="0.4", ls=":", lw=1.2, label="1 = orthogonal (useless)")
+        self.l_one = ax.axhline(1.0, color="0.4", ls=":", lw=1.2, label="1 = orthogonal (useless)")
         ax.set_xticks(x, [ROBUST_STYLES[m]["short"] for m in self.names], fontsize=8.5)
         ax.set_ylim(0, 1.32)
         ax.set_yticks(np.linspace(0, 1, 6))
         ax.set_xlim(-0.6, len(x) - 0.4)
         ax.set_ylabel("error ‖sin Θ(V̂, V)‖₂ (largest angle's sine)")
-        ax.legend(loc="upper center", fontsize=7, framealpha=0.9, ncol=3, columnspacing=1.0)
+        self.leg_bar = ax.legend(loc="upper center", fontsize=7, framealpha=0.9, ncol=3, columnspacing=1.0)
         self.t_bar = ax.set_title("", fontsize=9)
         self.title = fig.suptitle("Heavy tails and outliers: who still finds the top-2 subspace?", fontsize=11)
         self._animate(self.sc_clean, self.sc_out, list(self.l_dir.values()), self.t_sc, self.bars, self.dots,
                       self.l_bound, self.t_bar)
+        # drawn over moving artists in a full render, so animated too: the true plane's shadow and
+        # the "orthogonal" line (over the scatter and the bound marks) and both legends
+        self._animate(self.l_truth, self.l_one, self.leg_sc, self.leg_bar)
+        self._spines_below()
 
     def _draw(self, r):
         sc = r["scatter"]
@@ -146,7 +150,7 @@ class BreakdownFigure(LiveFigure):
         (self.l_kd,) = ax.plot([], [], color=ROBUST_STYLES["sph"]["color"], lw=2.4, label="Kendall τ (sph) 1st PC")
         ax.set_xlabel("x₁ (true direction v₁)")
         ax.set_ylabel("x₂ (outliers pull along this axis)")
-        ax.legend(loc="lower left", fontsize=7, framealpha=0.85, markerscale=1.5)
+        self.leg_sc = ax.legend(loc="lower left", fontsize=7, framealpha=0.85, markerscale=1.5)
         self.t_sc = ax.set_title("", fontsize=9)
 
         ax = self.ax
@@ -161,19 +165,23 @@ class BreakdownFigure(LiveFigure):
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("fraction of records replaced by outliers")
         ax.set_ylabel("error |sin θ| of the 1st component")
-        ax.legend(loc="center right", fontsize=7, framealpha=0.9)
+        self.leg_b = ax.legend(loc="center right", fontsize=7, framealpha=0.9)
         self.t_b = ax.set_title("", fontsize=9)
         self.title = fig.suptitle("Breakdown: how many outliers does it take to turn the first component?",
                                   fontsize=11)
         self._limit = None
         self._animate(self.sc_clean, self.sc_out, self.l_truth, self.l_ag, self.l_kd, self.t_sc, self.c_ag, self.c_kd,
                       self.c_bound, self.v_guar, self.p_ag, self.p_kd, self.t_b)
+        self._animate(self.leg_sc, self.leg_b)  # the moving lines pass under the legends
+        self._spines_below()
 
     def _draw(self, r):
         X, out = r["X"], r["outlier"]
         self.sc_clean.set_offsets(X[~out])
         self.sc_out.set_offsets(X[out] if out.any() else np.empty((0, 2)))
-        lim = float(max(4 * math.sqrt(r["spike"]), 1.25 * r["distance"] * 1.3))
+        # a "nice" half-width (1, 1.25, 1.5, 2, … × 10^k): the frame stays put while the outliers are
+        # dragged a little, so the cached background (ticks) survives most distance moves
+        lim = _nice_ceil(float(max(4 * math.sqrt(r["spike"]), 1.25 * r["distance"] * 1.3)))
         if self._limit != lim:
             self.ax_sc.set_xlim(-lim, lim)
             self.ax_sc.set_ylim(-lim, lim)

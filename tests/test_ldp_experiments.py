@@ -194,6 +194,39 @@ def test_dashboard_data():
     assert any("NOT (ε, δ)-DP" in n for n in paper["notes"])
 
 
+@pytest.mark.parametrize("kw", [dict(epsilon=2.0, calibration="paper", n_features=12, support_size=5),
+                                dict(epsilon=3.0, n_features=9, support_size=3, n_components=1)])
+def test_dashboard_curves_on_two_threads_are_the_serial_ones(monkeypatch, kw):
+    # Algorithm 2 at the seven n runs on two threads: the same numbers and the same notes (the
+    # warnings each fit raises are collected per thread) as computed one by one
+    L.clear_caches()
+    threaded = L.ldp_dashboard_data(**kw)
+    L.clear_caches()
+    monkeypatch.setenv("PRIVPCA_THREADS", "1")
+    serial = L.ldp_dashboard_data(**kw)
+    assert threaded["notes"] == serial["notes"] and threaded["notes"]
+    for key in ("dense", "sparse", "central", "nonprivate"):
+        assert np.array_equal(threaded["curves"][key], serial["curves"][key])
+    assert threaded["errors"] == serial["errors"]
+
+
+def test_map_with_warnings_keeps_each_items_warnings():
+    import warnings
+
+    from privpca_edu.experiments._threads import in_parallel, map_with_warnings
+
+    def work(i):
+        warnings.warn(f"item {i}", UserWarning)
+        if i % 2:
+            warnings.warn(f"odd {i}", RuntimeWarning)
+        return np.linalg.eigh(np.eye(20) * i)[0].sum()
+
+    out = map_with_warnings(work, range(6))
+    assert [r for r, _ in out] == [20.0 * i for i in range(6)]
+    assert [m for _, m in out] == [[f"item {i}"] + ([f"odd {i}"] if i % 2 else []) for i in range(6)]
+    assert in_parallel(lambda: 1, lambda: 2) == (1, 2)
+
+
 def test_dashboard_widget_and_static_figures():
     pytest.importorskip("ipywidgets")
     from privpca_edu import plotting_ldp

@@ -273,6 +273,119 @@ def test_blitting_matches_a_full_render():
     assert live.png() == blitted
 
 
+# ------------------------------------------------------------------ blitting == a full render
+def _decode(png):
+    import io
+
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+
+
+def _full_render_png(figure):
+    """The figure drawn by ``fig.canvas.draw()`` with no artist animated (what savefig shows)."""
+    animated = [a for a in figure.fig.findobj() if a.get_animated()]
+    for artist in animated:
+        artist.set_animated(False)
+    try:
+        figure.fig.canvas.draw()
+        return plotting._encode_png(np.asarray(figure.fig.canvas.buffer_rgba()))
+    finally:
+        for artist in animated:
+            artist.set_animated(True)
+
+
+def _dashboard(name):
+    from privpca_edu.widgets.auditing import gdp_audit_dashboard
+    from privpca_edu.widgets.ldp import ldp_dashboard
+    from privpca_edu.widgets.noisy_covariance import noisy_covariance_dashboard
+    from privpca_edu.widgets.robust import breakdown_dashboard, heavy_tails_dashboard
+
+    return {
+        "attack": widgets.attack_dashboard, "planes": widgets.planes_dashboard,
+        "noisy_covariance": lambda: noisy_covariance_dashboard(n_features=12, n_samples=500),
+        "gdp_audit": lambda: gdp_audit_dashboard(n_draws=2000), "ldp": ldp_dashboard,
+        "heavy_tails": lambda: heavy_tails_dashboard(n_samples=400, n_reps=2), "breakdown": breakdown_dashboard,
+    }[name]()
+
+
+#: Moves that change axis limits, legends, visibility, the number of bars … and come back.
+BLIT_MOVES = {
+    "attack": [("epsilon", 30.0), ("n_features", 25), ("n_components", 3), ("n_samples", 1000), ("n_features", 7),
+               ("epsilon", 0.05)],
+    "planes": [("tilt_y", 40.0), ("n_components", 1), ("tilt_x", -60.0), ("n_components", 2)],
+    "noisy_covariance": [("epsilon", 0.01), ("n_components", 2), ("delta", 1e-2), ("n_features", 5),
+                         ("epsilon", 50.0)],
+    "gdp_audit": [("sigma_multiplier", 0.5), ("mechanism", "mutant: Analyze Gauss with σ/2"), ("epsilon", 5.0),
+                  ("n_draws", 1000), ("sigma_multiplier", 2.0)],
+    "ldp": [("n_features", 40), ("n_components", 4), ("epsilon", 0.3), ("n_samples", 30_000)],
+    "heavy_tails": [("contamination", 0.1), ("df", 1.0), ("epsilon", 5.0)],
+    "breakdown": [("distance", 500.0), ("fraction", 0.3), ("epsilon", 1.0), ("distance", 3.0)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BLIT_MOVES))
+def test_blitted_frames_equal_a_full_render(name):
+    # After every control move the PNG the dashboard shows (cached background + animated artists,
+    # legends replayed) must be the picture a full draw of the same state gives — never stale.
+    dash = _dashboard(name)
+    assert dash.figure.blit
+    for control, value in [(None, None)] + BLIT_MOVES[name]:
+        if control is not None:
+            before = dash.png()
+            dash.controls[control].value = value
+            assert dash.last_error is None, dash.last_error
+            assert dash.png() != before, (control, value)
+        dash.figure.png()  # a second blitted frame of the same state (from the cached background)
+        blitted, full = _decode(dash.figure.png()), _decode(_full_render_png(dash.figure))
+        assert blitted.shape == full.shape
+        differ = np.abs(blitted - full).max(axis=-1) > 2
+        assert differ.sum() <= 20, (control, value, int(differ.sum()))
+
+
+def test_backgrounds_are_reused_when_limits_come_back():
+    dash = widgets.attack_dashboard()
+    canvas = dash.figure.fig.canvas
+    calls = []
+    draw = canvas.draw
+    canvas.draw = lambda *a, **k: (calls.append(1), draw(*a, **k))[1]
+    dash.controls["n_features"].value = 25  # a wider frame for the bars: a new background
+    dash.controls["n_features"].value = 8
+    n = len(calls)
+    dash.controls["n_features"].value = 26  # back to frames seen before: no full render
+    dash.controls["n_features"].value = 9
+    dash.controls["epsilon"].value = 3.0
+    assert len(calls) == n
+
+
+def test_glyph_cache_renderer_is_pixel_identical_to_agg():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    assert plotting._glyph_cache_works()
+    live = plotting.AttackFigure(experiments.membership_attack(1.0, 20, n_features=7))
+    images = []
+    for canvas in (plotting._Canvas, FigureCanvasAgg, plotting._Canvas):  # the last one from the cache
+        canvas(live.fig)
+        images.append(_decode(_full_render_png(live)))
+    assert np.array_equal(images[0], images[1]) and np.array_equal(images[1], images[2])
+    # text extents (alignment) from the cached layout are Agg's, for every text of the figure
+    from matplotlib.text import Text
+
+    fast, agg = plotting._GlyphCachingRenderer(10, 10, 90), plotting.RendererAgg(10, 10, 90)
+    lines = [(line, t.get_fontproperties()) for t in live.fig.findobj(Text) for line in t.get_text().split("\n")]
+    assert len(lines) > 30
+    for line, prop in lines:
+        assert fast.get_text_width_height_descent(line, prop, False) == \
+            agg.get_text_width_height_descent(line, prop, False), line
+
+
+def test_png_encoder_round_trips():
+    live = plotting.PlanesFigure(experiments.plane_distances(20.0, 10.0))
+    png = live.png()
+    assert png.startswith(PNG_MAGIC)
+    assert np.array_equal(_decode(png), np.asarray(live.fig.canvas.buffer_rgba())[..., :3])
+
+
 def test_check_answer(capsys):
     assert widgets.check_answer(None, 1.0) is None
     assert widgets.check_answer(1.001, 1.0, rtol=1e-2) is True

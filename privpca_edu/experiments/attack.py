@@ -41,7 +41,8 @@ from .._validation import check_delta, check_epsilon, check_int, check_n_compone
 from ..datasets import spiked_sparse
 from ..estimators import AnalyzeGauss
 from ..privacy import gaussian_sigma, symmetric_noise
-from ..subspace import fix_signs, random_subspace_distance, subspace_distance
+from ..subspace import fix_signs, random_subspace_distance
+from ._threads import in_parallel
 
 __all__ = ["membership_attack", "membership_accuracy_bound", "EPSILON_GRID", "POPULATION_NORM",
            "cache_info", "clear_caches"]
@@ -113,12 +114,14 @@ def _population(n_samples, n_features, n_pairs, seed):
     n, d, P = n_samples, n_features, n_pairs
     data = spiked_sparse(n - 1 + P, d, 1, d, spike=POPULATION_SPIKE, noise_high=1.0, scaling="unit",
                          random_state=seed)
-    rows = data.X * POPULATION_NORM
-    others, replacements = rows[: n - 1], rows[n - 1:]
+    rows = data.X  # a fresh array: scaled and reused in place (no n × d copies at n = 10⁵)
+    rows *= POPULATION_NORM
+    replacements = rows[n - 1:].copy()
     # Alice: unit norm, along the direction in which the population varies least.
     _, eigvecs = np.linalg.eigh(data.covariance)
     alice = fix_signs(eigvecs[:, 0])
-    X_in = np.vstack([others, alice[None, :]])
+    rows[n - 1] = alice
+    X_in = rows[:n]  # the n − 1 others, then Alice
     # The noiseless statistic and its sensitivity come from the mechanism itself: ε = inf runs
     # AnalyzeGauss's own code path with σ = 0 (release_parts never adds noise).
     parts = AnalyzeGauss(n_components=1, epsilon=np.inf, delta=1e-5).release_parts(X_in)
@@ -137,17 +140,37 @@ def _population(n_samples, n_features, n_pairs, seed):
     }
 
 
+def _eigenvectors(matrices):
+    """Every eigenvector of a stack of symmetric matrices, by decreasing (algebraic) eigenvalue.
+
+    The top-k eigenvectors (as AnalyzeGauss releases them) are the first k columns, for every
+    k: the decompositions below are cached without k, so moving the k slider costs none.
+    """
+    _, vecs = np.linalg.eigh(matrices)
+    return vecs[..., ::-1]
+
+
 def _top_k(matrices, k):
     """Top-k eigenvectors (by algebraic eigenvalue, as AnalyzeGauss) of a stack of symmetric matrices."""
-    _, vecs = np.linalg.eigh(matrices)
-    return vecs[..., ::-1][..., :k]
+    return _eigenvectors(matrices)[..., :k]
+
+
+def _sin_theta(U, V):
+    """‖sin Θ‖_F = ‖U − V VᵀU‖_F for stacks of orthonormal (d, k) bases (subspace_distance, batched)."""
+    residual = U - V @ (np.swapaxes(V, -1, -2) @ U)
+    return np.sqrt(np.einsum("...ij,...ij->...", residual, residual))
 
 
 @lru_cache(maxsize=32)
+def _nonprivate_vectors(n_samples, n_features, n_pairs, seed):
+    """Non-private eigenvectors of the releases that enter the utility average (:func:`_utility_index`)."""
+    pop = _population(n_samples, n_features, n_pairs, seed)
+    return _readonly(_eigenvectors(pop["statistics"][_utility_index(n_pairs)]))
+
+
 def _nonprivate_top(n_samples, n_features, n_components, n_pairs, seed):
     """Non-private top-k of the releases that enter the utility average (:func:`_utility_index`)."""
-    pop = _population(n_samples, n_features, n_pairs, seed)
-    return _readonly(_top_k(pop["statistics"][_utility_index(n_pairs)], n_components))
+    return _nonprivate_vectors(n_samples, n_features, n_pairs, seed)[..., :n_components]
 
 
 def _utility_index(n_pairs):
@@ -211,30 +234,70 @@ def _scores(n_samples, n_features, n_pairs, seed):
             _readonly(np.einsum("d,tde,e->t", a, G, a)))
 
 
+@lru_cache(maxsize=4)
+def _release_vectors(n, d, P, seed, sigma):
+    """Eigenvectors of all 2P releases at noise σ (the live ε; cached so a k move reuses them)."""
+    pop = _population(n, d, P, seed)
+    G = _unit_noise(d, P, pop["convention"], seed + 1)
+    return _readonly(_eigenvectors(pop["statistics"] + sigma * G))
+
+
+def _utility(V_sub, V_np):
+    dist = _sin_theta(V_sub, V_np)
+    return float(dist.mean()), float(dist.std(ddof=1) / math.sqrt(dist.size))
+
+
 def _evaluate(n, d, k, P, seed, sigma, components=True):
     """Score the attacks and the utility at noise σ (every release drawn once).
 
     The matrix attack needs no eigendecomposition; the utility needs one for the first
-    ``N_UTILITY`` releases; the components attack (``components=True``) for all 2P of them.
+    ``N_UTILITY`` releases; the components attack (``components=True``) for all 2P of them
+    (which include the utility's: one decomposition serves both).
     """
     pop = _population(n, d, P, seed)
-    G = _unit_noise(d, P, pop["convention"], seed + 1)
     V_np = _nonprivate_top(n, d, k, P, seed)
-    stats = pop["statistics"]
     base, unit = _scores(n, d, P, seed)
     acc_m, se_m = _attack_accuracy(base + sigma * unit, P)
     idx = _utility_index(P)
-    V_sub = _top_k(stats[idx] + sigma * G[idx], k)
-    dist = np.array([subspace_distance(V_sub[i], V_np[i]) for i in range(idx.size)])
+    if components:
+        V = _release_vectors(n, d, P, seed, sigma)[..., :k]
+        V_sub = V[idx]
+    else:
+        G = _unit_noise(d, P, pop["convention"], seed + 1)
+        V_sub = _top_k(pop["statistics"][idx] + sigma * G[idx], k)
+    utility, utility_se = _utility(V_sub, V_np)
     out = {
         "V_first": V_sub[0],  # release 0 is the first "in" release
         "accuracy_matrix": acc_m, "se_matrix": se_m,
-        "utility": float(dist.mean()), "utility_se": float(dist.std(ddof=1) / math.sqrt(dist.size)),
+        "utility": utility, "utility_se": utility_se,
     }
     if components:
-        V = _top_k(stats + sigma * G, k)
         score = np.sum(np.einsum("tdk,d->tk", V, pop["alice"]) ** 2, axis=1)
         out["accuracy_components"], out["se_components"] = _attack_accuracy(score, P)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _curve_k_free(n_samples, n_features, delta, n_pairs, seed):
+    """Everything of the curve that does not depend on k (cached): σ, the matrix attack and the
+    bounds at every grid ε, and the eigenvectors of the utility releases (one batched call)."""
+    n, d, P = n_samples, n_features, n_pairs
+    pop = _population(n, d, P, seed)
+    G = _unit_noise(d, P, pop["convention"], seed + 1)
+    base, unit = _scores(n, d, P, seed)
+    idx = _utility_index(P)
+    keys = ("accuracy_matrix", "bound_dp", "bound_gdp", "noise_scale")
+    out = {key: np.empty(EPSILON_GRID.size) for key in keys}
+    releases = np.empty((EPSILON_GRID.size, idx.size, d, d))
+    stats, noise = pop["statistics"][idx], G[idx]
+    for i, eps in enumerate(EPSILON_GRID):
+        sigma = _noise_scale(float(eps), delta, pop["sensitivity"])
+        out["accuracy_matrix"][i] = _attack_accuracy(base + sigma * unit, P)[0]
+        bound = membership_accuracy_bound(eps, delta, mu=pop["sensitivity"] / sigma)
+        out["bound_dp"][i], out["bound_gdp"][i], out["noise_scale"][i] = bound["dp"], bound["gdp"], sigma
+        releases[i] = stats + sigma * noise
+    out = {key: _readonly(value) for key, value in out.items()}
+    out["vectors"] = _readonly(_eigenvectors(releases))
     return out
 
 
@@ -245,16 +308,11 @@ def _curve(n_samples, n_features, n_components, delta, n_pairs, seed):
     The matrix attack, the utility and the bounds at every grid ε; the components attack (an
     eigendecomposition of every release) is computed at the chosen ε only.
     """
-    pop = _population(n_samples, n_features, n_pairs, seed)
-    keys = ("accuracy_matrix", "utility", "bound_dp", "bound_gdp", "noise_scale")
-    out = {key: np.empty(EPSILON_GRID.size) for key in keys}
-    for i, eps in enumerate(EPSILON_GRID):
-        sigma = _noise_scale(float(eps), delta, pop["sensitivity"])
-        res = _evaluate(n_samples, n_features, n_components, n_pairs, seed, sigma, components=False)
-        bound = membership_accuracy_bound(eps, delta, mu=pop["sensitivity"] / sigma)
-        out["accuracy_matrix"][i], out["utility"][i] = res["accuracy_matrix"], res["utility"]
-        out["bound_dp"][i], out["bound_gdp"][i], out["noise_scale"][i] = bound["dp"], bound["gdp"], sigma
-    curve = {key: _readonly(value) for key, value in out.items()}
+    free = _curve_k_free(n_samples, n_features, delta, n_pairs, seed)
+    V_np = _nonprivate_top(n_samples, n_features, n_components, n_pairs, seed)
+    utility = np.array([_utility(V_sub, V_np)[0] for V_sub in free["vectors"][..., :n_components]])
+    curve = {key: free[key] for key in ("accuracy_matrix", "bound_dp", "bound_gdp", "noise_scale")}
+    curve["utility"] = _readonly(utility)
     curve["epsilon"] = _readonly(EPSILON_GRID.copy())
     return curve
 
@@ -315,9 +373,11 @@ def membership_attack(epsilon=1.0, n_samples=20, *, n_features=10, n_components=
 
     pop = _population(n, d, P, seed)
     V_np = _nonprivate_top(n, d, k, P, seed)
-    curve = _curve(n, d, k, delta, P, seed)
+    _scores(n, d, P, seed)  # (and the noise) shared by both halves below: computed once, first
     sigma = 0.0 if math.isinf(epsilon) else _noise_scale(epsilon, delta, pop["sensitivity"])
-    res = _evaluate(n, d, k, P, seed, sigma, components=True)
+    # the curve (13 × 24 eigendecompositions) and the live ε (2P of them) on two cores
+    curve, res = in_parallel(lambda: _curve(n, d, k, delta, P, seed),
+                             lambda: _evaluate(n, d, k, P, seed, sigma, components=True))
     mu = math.inf if sigma == 0 else pop["sensitivity"] / sigma
     bound = membership_accuracy_bound(epsilon, delta, mu=mu)
 
@@ -353,7 +413,7 @@ def membership_attack(epsilon=1.0, n_samples=20, *, n_features=10, n_components=
     }
 
 
-_CACHED = (_population, _nonprivate_top, _unit_noise, _scores, _curve)
+_CACHED = (_population, _nonprivate_vectors, _unit_noise, _scores, _release_vectors, _curve_k_free, _curve)
 
 
 def cache_info():

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
@@ -47,6 +48,7 @@ from ..estimators import AnalyzeGauss
 from ..estimators.local import LocalGaussianPCA, LocalSparsePCA, local_noise_scale
 from ..privacy import symmetric_noise
 from ..subspace import random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors, truncate_rows
+from ._threads import map_with_warnings
 
 __all__ = [
     "BOOK_DENSE",
@@ -184,6 +186,8 @@ def clear_caches():
     _model.cache_clear()
     _second_moment_cached.cache_clear()
     _curve_cached.cache_clear()
+    _ERRORS.clear()
+    _dashboard_curves.cache_clear()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,27 +537,96 @@ DASHBOARD_N_CENTRAL = (30, 100, 300, 1000, 3000, 10_000, 30_000, 100_000, 300_00
 DASHBOARD_SOLVER = (("adaptive_rho", True),)
 
 
+def _errors_now(kind, n, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed):
+    """Errors of one method ("dense", "sparse", "central" or "nonprivate") at one n (and the
+    ADMM iteration counts of "sparse"); warnings propagate to the caller."""
+    data = second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
+    S, V = np.asarray(data["second_moment"]), np.asarray(data["components"])
+    iters = None
+    if kind == "central":
+        errors = _central_errors(S, n, V, epsilon, delta, calibration, n_repeats, seed)
+    elif kind == "nonprivate":
+        errors = np.array([_pca_error(S, V)])
+    else:
+        errors, iters = _ldp_errors(S, n, V, kind, epsilon, delta, calibration, n_repeats, seed,
+                                    dict(DASHBOARD_SOLVER) if kind == "sparse" else {})
+    return _frozen(errors), None if iters is None else _frozen(iters)
+
+
+_ERRORS = OrderedDict()  # (kind, n, …) → (errors, iterations, notes): an LRU of _dashboard_errors
+_ERRORS_SIZE = 1024
+
+
+def _short_notes(messages):
+    out = []
+    for m in messages:
+        m = _short_note(m)
+        if m not in out:
+            out.append(m)
+    return tuple(out)
+
+
+def _store_errors(key, entry):
+    _ERRORS[key] = entry
+    while len(_ERRORS) > _ERRORS_SIZE:
+        _ERRORS.popitem(last=False)
+    return entry
+
+
+def _dashboard_errors(*key):
+    """:func:`_errors_now` with the short notes of the warnings it raised, cached: the
+    dashboard's live point is one of its curve points, and the curves of a setting come back
+    when only n moves back and forth."""
+    entry = _ERRORS.get(key)
+    if entry is not None:
+        _ERRORS.move_to_end(key)
+        return entry
+    with _Notes() as notes:
+        errors, iters = _errors_now(*key)
+    return _store_errors(key, (errors, iters, tuple(notes.messages)))
+
+
+def _prefetch_errors(keys):
+    """Compute the missing :func:`_dashboard_errors` of ``keys`` on two threads (the same numbers
+    and notes as one by one: see :mod:`._threads`)."""
+    missing = list(dict.fromkeys(key for key in keys if key not in _ERRORS))
+    if len(missing) < 2:
+        return
+    for key, ((errors, iters), messages) in zip(missing, map_with_warnings(lambda key: _errors_now(*key), missing)):
+        _store_errors(key, (errors, iters, _short_notes(messages)))
+
+
+def _merge_notes(messages, new):
+    for m in new:
+        if m not in messages:
+            messages.append(m)
+    return messages
+
+
 @lru_cache(maxsize=256)
 def _dashboard_curves(epsilon, p, k, s, gap, delta, calibration, n_repeats, seed):
-    with _Notes() as notes:
-        rows = {"dense": [], "sparse": [], "nonprivate": []}
-        for n in DASHBOARD_N:
-            data = second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
-            S, V = np.asarray(data["second_moment"]), np.asarray(data["components"])
-            rows["dense"].append(_ldp_errors(S, n, V, "dense", epsilon, delta, calibration, n_repeats, seed, {})[0].mean())
-            rows["sparse"].append(_ldp_errors(S, n, V, "sparse", epsilon, delta, calibration, n_repeats, seed,
-                                              dict(DASHBOARD_SOLVER))[0].mean())
-            rows["nonprivate"].append(_pca_error(S, V))
-        central = []
-        for n in DASHBOARD_N_CENTRAL:
-            m = max(n, p)
-            data = second_moment(m, p, k, gap=gap, support_size=s, random_state=seed)
-            S, V = np.asarray(data["second_moment"]), np.asarray(data["components"])
-            central.append(_central_errors(S, m, V, epsilon, delta, "analytic" if calibration == "analytic"
-                                           else "classic", n_repeats, seed).mean())
+    # Algorithm 2 (ADMM, ~90 % of the work) at the seven n runs on two threads; the second
+    # moments it needs are drawn first, here, so that no two threads draw the same one.
+    for n in DASHBOARD_N:
+        second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
+    _prefetch_errors([("sparse", n, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed) for n in DASHBOARD_N])
+    messages = []
+    rows = {"dense": [], "sparse": [], "nonprivate": []}
+    for n in DASHBOARD_N:
+        for kind in ("dense", "sparse", "nonprivate"):
+            errors, _, notes = _dashboard_errors(kind, n, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed)
+            rows[kind].append(errors.mean() if kind != "nonprivate" else errors[0])
+            _merge_notes(messages, notes)
+    central = []
+    central_calibration = "analytic" if calibration == "analytic" else "classic"
+    for n in DASHBOARD_N_CENTRAL:
+        errors, _, notes = _dashboard_errors("central", max(n, p), p, k, s, gap, epsilon, delta, central_calibration,
+                                             n_repeats, seed)
+        central.append(errors.mean())
+        _merge_notes(messages, notes)
     out = {key: _frozen(np.array(v)) for key, v in rows.items()}
     out["central"] = _frozen(np.array(central))
-    return out, tuple(notes.messages)
+    return out, tuple(messages)
 
 
 @lru_cache(maxsize=64)
@@ -621,13 +694,18 @@ def ldp_dashboard_data(epsilon=4.0, n_samples=1_000_000, n_features=20, support_
     S, V = np.asarray(data["second_moment"]), np.asarray(data["components"])
     eigenvalues = np.asarray(data["eigenvalues"])
     cal_central = "analytic" if calibration == "analytic" else "classic"
+    live = []  # the notes of the live point, in the order its computations raise them
+    dense, _, msgs = _dashboard_errors("dense", n, p, k, s, float(gap), eps, delta, calibration, n_repeats, seed)
+    _merge_notes(live, msgs)
+    sparse, iters, msgs = _dashboard_errors("sparse", n, p, k, s, float(gap), eps, delta, calibration, n_repeats, seed)
+    _merge_notes(live, msgs)
+    central, _, msgs = _dashboard_errors("central", n, p, k, s, float(gap), eps, delta, cal_central, n_repeats, seed)
+    _merge_notes(live, msgs)
     with _Notes() as notes:
-        dense, _ = _ldp_errors(S, n, V, "dense", eps, delta, calibration, n_repeats, seed, {})
-        sparse, iters = _ldp_errors(S, n, V, "sparse", eps, delta, calibration, n_repeats, seed, dict(DASHBOARD_SOLVER))
-        central = _central_errors(S, n, V, eps, delta, cal_central, n_repeats, seed)
         sigma1 = local_noise_scale(eps, delta, 1.0, calibration)["noise_scale"]
         report = user_report_example(eps, p, k, support_size=s, gap=gap, delta=delta, calibration=calibration,
                                      random_state=seed)
+    _merge_notes(live, notes.messages)
     errors = dict(dense=float(dense.mean()), sparse=float(sparse.mean()), central=float(central.mean()),
                   nonprivate=float(_pca_error(S, V)))
     matching = _matching_n(DASHBOARD_N_CENTRAL, curves["central"], errors["dense"])
@@ -637,7 +715,7 @@ def ldp_dashboard_data(epsilon=4.0, n_samples=1_000_000, n_features=20, support_
         lower_sparse=_bounds_ldp.ldp_sparse_lower_bound(n, p, k, s, eps, eigenvalues),
         upper_sparse=_bounds_ldp.local_sparse_upper_bound(n, p, k, s, eps, eigenvalues),
     )
-    all_notes = list(curve_notes) + [m for m in notes.messages if m not in curve_notes]
+    all_notes = list(curve_notes) + [m for m in live if m not in curve_notes]
     return dict(
         epsilon=eps, n_samples=n, n_features=p, n_components=k, support_size=s, gap=gap, delta=delta,
         calibration=calibration, noise_scale=sigma1, aggregate_noise_scale=sigma1 / math.sqrt(n),

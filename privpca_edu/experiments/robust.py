@@ -402,8 +402,11 @@ def _breakdown_base(n, lam1, seed):
 
 
 def _breakdown_data(n, lam1, seed, fraction, distance):
+    return _breakdown_data_m(n, lam1, seed, int(round(fraction * n)), distance)
+
+
+def _breakdown_data_m(n, lam1, seed, m, distance):
     clean, jitter, order = _breakdown_base(n, lam1, seed)
-    m = int(round(fraction * n))
     X = clean.copy()
     idx = order[:m]
     # outliers: a cloud at distance `distance` along u = e₂ (perpendicular to v₁ = e₁), spread ∝ distance/10
@@ -413,19 +416,39 @@ def _breakdown_data(n, lam1, seed, fraction, distance):
     return X, mask, m
 
 
-def _first_directions(X, epsilon, rng_seed):
+def _breakdown_estimators(epsilon):
+    return (("AG", NonPrivateAnalyzeGaussReplication(1, epsilon=epsilon)), ("sph", KendallDPPCA(1, epsilon=epsilon)))
+
+
+@functools.lru_cache(maxsize=256)
+def _breakdown_parts(n, lam1, seed, m, distance):
+    """Noiseless statistic and sensitivity of covariance PCA and Kendall for m outliers (cached:
+    they do not depend on ε, so the privacy toggle redraws only the noise)."""
+    X, _, _ = _breakdown_data_m(n, lam1, seed, m, distance)
+    with _quiet():
+        return {name: est.release_parts(X) for name, est in _breakdown_estimators(1.0)}
+
+
+@functools.lru_cache(maxsize=8)
+def _breakdown_unit_noise(convention, seed):
+    E0 = symmetric_noise(2, 1.0, convention=convention, random_state=seed)
+    E0.setflags(write=False)
+    return E0
+
+
+def _first_directions(X, epsilon, rng_seed, parts=None):
     """First component of covariance PCA (AG's statistic, paper normalisation) and of spherical
-    Kendall, without noise (ε = ∞) or with the fixed noise draw scaled to ε."""
+    Kendall, without noise (ε = ∞) or with the fixed noise draw scaled to ε.  ``parts``: the
+    estimators' ``release_parts`` of X if known (:func:`_breakdown_parts`)."""
     n = X.shape[0]
     out = {}
     with _quiet():
-        for name, est in (("AG", NonPrivateAnalyzeGaussReplication(1, epsilon=epsilon)),
-                          ("sph", KendallDPPCA(1, epsilon=epsilon))):
-            parts = est.release_parts(X)
-            E0 = symmetric_noise(2, 1.0, convention=parts.convention, random_state=rng_seed)
-            sigma = est._noise_scale(parts.sensitivity, n, 2, epsilon, 1e-5, None)
-            out[name] = top_eigenvectors(parts.statistic + sigma * E0, 1)[1][:, 0]
-            out[name + "_eigs"] = np.linalg.eigvalsh(parts.statistic)[::-1]
+        for name, est in _breakdown_estimators(epsilon):
+            p = parts[name] if parts is not None else est.release_parts(X)
+            E0 = _breakdown_unit_noise(p.convention, rng_seed)
+            sigma = est._noise_scale(p.sensitivity, n, 2, epsilon, 1e-5, None)
+            out[name] = top_eigenvectors(p.statistic + sigma * E0, 1)[1][:, 0]
+            out[name + "_eigs"] = np.linalg.eigvalsh(p.statistic)[::-1]
     return out
 
 
@@ -433,11 +456,15 @@ def _first_directions(X, epsilon, rng_seed):
 def _breakdown_curves(n, lam1, seed, distance, epsilon):
     fractions = np.linspace(0.0, 0.5, 51)
     curves = {"AG": np.zeros(len(fractions)), "sph": np.zeros(len(fractions))}
-    for i, f in enumerate(fractions):
-        X, _, _ = _breakdown_data(n, lam1, seed, f, distance)
-        dirs = _first_directions(X, epsilon, seed)
-        for name in curves:
-            curves[name][i] = abs(dirs[name][1])  # |sin angle to v₁ = e₁|
+    ests = _breakdown_estimators(epsilon)
+    with _quiet():
+        for i, f in enumerate(fractions):
+            parts = _breakdown_parts(n, lam1, seed, int(round(f * n)), distance)
+            for name, est in ests:  # as _first_directions
+                p = parts[name]
+                sigma = est._noise_scale(p.sensitivity, n, 2, epsilon, 1e-5, None)
+                v = top_eigenvectors(p.statistic + sigma * _breakdown_unit_noise(p.convention, seed), 1)[1][:, 0]
+                curves[name][i] = abs(v[1])  # |sin angle to v₁ = e₁|
     for c in curves.values():
         c.setflags(write=False)
     return fractions, curves
@@ -466,7 +493,7 @@ def breakdown_demo(fraction=0.1, distance=30.0, epsilon=math.inf, *, n_samples=2
     if not dist > 0:
         raise ValueError(f"distance must be > 0, got {distance}")
     X, mask, m = _breakdown_data(n, float(spike), random_state, frac, dist)
-    dirs = _first_directions(X, epsilon, random_state)
+    dirs = _first_directions(X, epsilon, random_state, parts=_breakdown_parts(n, float(spike), random_state, m, dist))
     loss = {name: abs(dirs[name][1]) for name in ("AG", "sph")}
     fractions, curves = _breakdown_curves(n, float(spike), random_state, dist, epsilon)
     clean = _breakdown_data(n, float(spike), random_state, 0.0, dist)[0]
