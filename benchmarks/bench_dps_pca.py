@@ -14,25 +14,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # see privpca_edu._validation.single_threaded_blas
 
 import numpy as np  # noqa: E402
 
+from _timing import median_time  # noqa: E402
+
 import privpca_edu as pp  # noqa: E402
 from privpca_edu._validation import single_threaded_blas  # noqa: E402
 from privpca_edu.estimators.dps_pca import run_dps_pca  # noqa: E402
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def bench_iteration(d, k, sparsity, repeats):

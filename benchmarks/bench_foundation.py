@@ -39,6 +39,8 @@ import time
 
 import numpy as np
 
+from _timing import time_repeats
+
 try:  # run from a checkout without installing: put the repository root on the path
     import privpca_edu  # noqa: F401
 except ImportError:  # pragma: no cover
@@ -54,16 +56,6 @@ from privpca_edu.subspace import subspace_distance, top_eigenvectors
 
 PAPER_GIBBS_SECONDS = {200: 9.82, 400: 37.46, 800: 173.78}
 PAPER_MODSULQ_MS = {200: 8.0, 400: 21.0, 800: 97.0}
-
-
-def time_repeats(func, repeats):
-    """Run ``func`` ``repeats`` times; return (median seconds, all timings, last result)."""
-    timings, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = func()
-        timings.append(time.perf_counter() - start)
-    return statistics.median(timings), timings, result
 
 
 def fmt_ratio(ours, paper):

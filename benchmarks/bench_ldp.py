@@ -28,7 +28,6 @@ import os
 import platform
 import statistics
 import sys
-import time
 import warnings
 
 try:  # run from a checkout without installing: put the repository root on the path
@@ -38,19 +37,11 @@ except ImportError:  # pragma: no cover
 
 import numpy as np
 
+from _timing import time_repeats
+
 from privpca_edu.datasets._ldp import ldp_spiked
 from privpca_edu.estimators.local import LocalGaussianPCA, LocalSparsePCA
 from privpca_edu.subspace import fantope_projection, subspace_distance
-
-
-def time_repeats(func, repeats):
-    """Run ``func`` ``repeats`` times; return (median seconds, all timings, last result)."""
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = func()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), times, result
 
 
 def main(argv=None):

@@ -27,11 +27,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import sys
 import time
 
 import numpy as np
+
+from _timing import median_time
 
 try:  # run from a checkout without installing: put the repository root on the path
     import privpca_edu  # noqa: F401
@@ -44,12 +45,7 @@ from privpca_edu.experiments.protocol import timing_vs_owners
 
 def _median_rate(func, n_values, repeats):
     """Run func() (which processes n_values values) repeats times; median values per second."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-    med = statistics.median(times)
+    med = median_time(func, repeats)
     return n_values / med, med
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import statistics
 import time
 import tracemalloc
 
@@ -30,17 +29,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # see privpca_edu._validatio
 
 import numpy as np  # noqa: E402
 
+from _timing import median_time  # noqa: E402
+
 from privpca_edu._validation import single_threaded_blas  # noqa: E402
 from privpca_edu.estimators import robust  # noqa: E402
-
-
-def median_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def products_only(X, block):
