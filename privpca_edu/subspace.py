@@ -302,25 +302,38 @@ def fantope_projection(A, n_components, *, return_eigen=False):
         raise ValueError("A must contain only finite values")
     d = A.shape[0]
     k = check_int(n_components, "n_components", low=1, high=d)
-    gamma, U = np.linalg.eigh((A + A.T) / 2)
+    P, theta, weights, U = _fantope_project((A + A.T) / 2, k)
+    if return_eigen:
+        return P, (theta, weights, U)
+    return P
 
-    def clipped_sum(theta):  # Σ_j min(max(γ_j − θ, 0), 1) for a vector of θ
-        return np.clip(gamma[None, :] - np.asarray(theta)[:, None], 0.0, 1.0).sum(axis=1)
 
-    breaks = np.unique(np.concatenate([gamma, gamma - 1.0]))  # ascending
-    values = clipped_sum(breaks)  # non-increasing, = d at breaks[0], = 0 at breaks[-1]
-    # Last breakpoint whose sum is still ≥ k; the root lies on [breaks[i], breaks[i + 1]].
-    i = int(np.nonzero(values >= k)[0][-1])
+def _fantope_project(A, k):
+    """The kernel of :func:`fantope_projection`, for a symmetric finite float64 ``A`` and a valid
+    ``k`` (no checks: the ADMM of :func:`~privpca_edu.estimators.local.fantope_admm` calls it
+    hundreds of times per fit).  Returns ``(P, theta, clipped_eigenvalues, eigenvectors)``.
+
+    The eigendecomposition is ``numpy.linalg.eigh`` (LAPACK ``dsyevd``, lower triangle), which
+    releases the GIL, so two dashboard threads running ADMMs overlap in it.  (SciPy's f2py
+    wrapper of the same routine is slightly cheaper to call at d ≈ 20 but holds the GIL.)
+    """
+    gamma, U = np.linalg.eigh(A)
+    # Σ_j min(max(γ_j − θ, 0), 1) is continuous, piecewise linear and non-increasing in θ, with
+    # breakpoints {γ_j, γ_j − 1}; evaluate it at all of them (ascending; repeats are harmless:
+    # the bracketing segment below always has positive length).
+    breaks = np.sort(np.concatenate([gamma, gamma - 1.0]))
+    values = np.clip(gamma[None, :] - breaks[:, None], 0.0, 1.0).sum(axis=1)  # = d first, 0 last
+    # Last breakpoint whose sum is still ≥ k (a prefix, the sums being non-increasing); the root
+    # lies on [breaks[i], breaks[i + 1]].
+    i = int(np.count_nonzero(values >= k)) - 1
     if values[i] == k or i == len(breaks) - 1:
         theta = breaks[i]
     else:
         lo, hi = breaks[i], breaks[i + 1]
         theta = lo + (values[i] - k) / (values[i] - values[i + 1]) * (hi - lo)
     weights = np.clip(gamma - theta, 0.0, 1.0)
-    keep = weights > 0
-    Uk = U[:, keep]
-    P = (Uk * weights[keep]) @ Uk.T
+    first = int(np.count_nonzero(weights <= 0))  # γ ascending: the positive weights are a suffix
+    Uk = U[:, first:]
+    P = (Uk * weights[first:]) @ Uk.T
     P = (P + P.T) / 2
-    if return_eigen:
-        return P, (float(theta), weights, U)
-    return P
+    return P, float(theta), weights, U

@@ -198,7 +198,9 @@ def test_dashboard_data():
                                 dict(epsilon=3.0, n_features=9, support_size=3, n_components=1)])
 def test_dashboard_curves_on_two_threads_are_the_serial_ones(monkeypatch, kw):
     # Algorithm 2 at the seven n runs on two threads: the same numbers and the same notes (the
-    # warnings each fit raises are collected per thread) as computed one by one
+    # warnings each fit raises are collected per thread) as computed one by one.  The dashboard
+    # threads only from p = PARALLEL_MIN_FEATURES on; lowered here so small p exercises that path.
+    monkeypatch.setattr(L, "PARALLEL_MIN_FEATURES", 1)
     L.clear_caches()
     threaded = L.ldp_dashboard_data(**kw)
     L.clear_caches()

@@ -535,6 +535,8 @@ DASHBOARD_N_CENTRAL = (30, 100, 300, 1000, 3000, 10_000, 30_000, 100_000, 300_00
 #: The solver the dashboard uses for Algorithm 2 (residual balancing: ~15 iterations instead of
 #: ~50, the same solution to the tolerance).
 DASHBOARD_SOLVER = (("adaptive_rho", True),)
+#: From this many features on, the dashboard's seven ADMM runs go to two threads.
+PARALLEL_MIN_FEATURES = 30
 
 
 def _errors_now(kind, n, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed):
@@ -605,11 +607,16 @@ def _merge_notes(messages, new):
 
 @lru_cache(maxsize=256)
 def _dashboard_curves(epsilon, p, k, s, gap, delta, calibration, n_repeats, seed):
-    # Algorithm 2 (ADMM, ~90 % of the work) at the seven n runs on two threads; the second
-    # moments it needs are drawn first, here, so that no two threads draw the same one.
-    for n in DASHBOARD_N:
-        second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
-    _prefetch_errors([("sparse", n, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed) for n in DASHBOARD_N])
+    # Algorithm 2 (ADMM, ~90 % of the work) at the seven n.  From p ≈ 30 on, the p × p
+    # eigendecompositions (which release the GIL) dominate and two threads finish in ~0.7 of the
+    # time; below, Python overhead dominates and threads only add contention (measured:
+    # benchmarks/bench_widgets.py --only ldp), so small p runs serially in the loop below.  The
+    # second moments are drawn first, here, so that no two threads draw the same one.
+    if p >= PARALLEL_MIN_FEATURES:
+        for n in DASHBOARD_N:
+            second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
+        _prefetch_errors([("sparse", n, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed)
+                          for n in DASHBOARD_N])
     messages = []
     rows = {"dense": [], "sparse": [], "nonprivate": []}
     for n in DASHBOARD_N:

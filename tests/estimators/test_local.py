@@ -369,6 +369,26 @@ def test_fantope_projection_properties():
         fantope_projection(A[:3], 1)
 
 
+def test_fantope_projection_with_tied_eigenvalues_matches_bisection():
+    # Repeated eigenvalues repeat breakpoints γ_j and γ_j − 1; the exact θ must still be the root
+    # of Σ_j min(max(γ_j − θ, 0), 1) = k (checked against a bisection, which cannot be fooled by ties).
+    rng = np.random.default_rng(11)
+    np.testing.assert_allclose(fantope_projection(3.0 * np.eye(5), 2), 0.4 * np.eye(5), atol=1e-14)
+    for spectrum, k in (([2.0, 2.0, 2.0, 1.0, 1.0, 0.0], 2), ([1.5, 1.5, 0.5, 0.5, 0.5], 3), ([4.0, 3.0, 3.0, 2.0], 1)):
+        d = len(spectrum)
+        U = random_orthonormal(d, d, rng)
+        A = U @ np.diag(spectrum) @ U.T
+        P, (theta, weights, _) = fantope_projection(A, k, return_eigen=True)
+        gamma = np.linalg.eigvalsh(A)
+        lo, hi = gamma.min() - 1.0, gamma.max()
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if np.clip(gamma - mid, 0, 1).sum() > k else (lo, mid)
+        np.testing.assert_allclose(np.clip(gamma - theta, 0, 1).sum(), k, atol=1e-12)
+        np.testing.assert_allclose(np.sort(weights), np.sort(np.clip(gamma - lo, 0, 1)), atol=1e-9)
+        assert abs(np.trace(P) - k) < 1e-12
+
+
 # ------------------------------------------------------------------------- §8.9, §8.10 ADMM
 def test_admm_without_penalty_is_the_eigenprojector():
     rng = np.random.default_rng(4)
@@ -399,6 +419,12 @@ def test_admm_convergence_trace_and_residuals():
         assert np.sum(S * other) - 0.3 * np.abs(other).sum() <= fixed.objective + 1e-3
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         assert not fantope_admm(S, 2, 0.3, max_iter=2).converged
+    bad = S.copy()
+    bad[0, 1] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        fantope_admm(bad, 2, 0.3)
+    with pytest.raises(ValueError, match="square"):
+        fantope_admm(S[:3], 2, 0.3)
 
 
 def test_sparsity_behaviour_non_private():
