@@ -22,6 +22,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 WIDGET_MANAGER = "html-manager/dist/embed-amd.js"
 MATHJAX = "mathjax/es5/"
 
@@ -104,6 +106,13 @@ def fix_page_scripts(app, pagename, templatename, context, doctree):
         builder.add_js_file(None, body=MATHJAX2_SHIM_JS, priority=510)
 
 
+def _add_book_css(app):
+    # Our own stylesheet (book/_ext/static holds CSS only, so no script is added to every page).
+    app.config.html_static_path.append(str(Path(__file__).parent / "static"))
+    app.add_css_file("privpca_book.css")
+
+
 def setup(app):
     app.connect("html-page-context", fix_page_scripts, priority=900)
+    app.connect("builder-inited", _add_book_css)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
