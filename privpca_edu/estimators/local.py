@@ -494,7 +494,10 @@ def _sq_norm(A):
 def soft_threshold(A, tau):
     r"""Entrywise soft-thresholding :math:`\mathcal S_\tau(a) = \mathrm{sign}(a)\max(|a| - \tau, 0)`."""
     A = np.asarray(A, dtype=np.float64)
-    return np.sign(A) * np.maximum(np.abs(A) - tau, 0.0)
+    out = np.abs(A)
+    out -= tau
+    np.maximum(out, 0.0, out=out)
+    return np.copysign(out, A, out=out)
 
 
 def default_sparse_penalty(noise_scale, n_samples, n_features, scale=1.0):
@@ -596,10 +599,7 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
             M += S / rho
             X = _fantope_project(M, k)[0]
             np.add(X, U, out=Z)  # X + U
-            Y_new = np.abs(Z)  # soft threshold of Z at λ/ρ
-            Y_new -= lam / rho
-            np.maximum(Y_new, 0.0, out=Y_new)
-            np.copysign(Y_new, Z, out=Y_new)
+            Y_new = soft_threshold(Z, lam / rho)
             np.subtract(Z, Y_new, out=U)  # U + X − Y_new
             r = math.sqrt(_sq_norm(X - Y_new))
             s = rho * math.sqrt(_sq_norm(Y_new - Y))
