@@ -152,6 +152,16 @@ def check_array(X, name="X", *, min_samples=1, min_features=1, copy=True):
     return arr
 
 
+def check_symmetric(A, name="A"):
+    """A square, finite matrix as float64, symmetrised as (A + Aᵀ)/2 (a new array)."""
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name} must be a square (d, d) matrix, got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} must contain only finite values")
+    return (A + A.T) / 2
+
+
 def clip_rows(X, data_norm, *, name="X", warn=True, copy=True):
     """Scale every row of norm > ``data_norm`` down to norm ``data_norm``.
 

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy import linalg
 
-from ._validation import check_int, check_option
+from ._validation import check_int, check_option, check_symmetric
 
 __all__ = [
     "as_basis",
@@ -295,14 +295,9 @@ def fantope_projection(A, n_components, *, return_eigen=False):
     >>> round(float(np.trace(fantope_projection(np.diag([0.2, 0.1, 0.0]), 2))), 12)
     2.0
     """
-    A = np.asarray(A, dtype=np.float64)
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"A must be a square (d, d) matrix, got shape {A.shape}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError("A must contain only finite values")
-    d = A.shape[0]
-    k = check_int(n_components, "n_components", low=1, high=d)
-    P, theta, weights, U = _fantope_project((A + A.T) / 2, k)
+    A = check_symmetric(A)
+    k = check_int(n_components, "n_components", low=1, high=A.shape[0])
+    P, theta, weights, U = _fantope_project(A, k)
     if return_eigen:
         return P, (theta, weights, U)
     return P

@@ -19,16 +19,7 @@ import math
 import numpy as np
 from scipy import linalg, optimize
 
-from .._validation import check_int, check_random_state, single_threaded_blas
-
-
-def _symmetric(A, name="A"):
-    A = np.asarray(A, dtype=np.float64)
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"{name} must be a square matrix, got shape {A.shape}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} must be finite")
-    return (A + A.T) / 2
+from .._validation import check_int, check_random_state, check_symmetric, single_threaded_blas
 
 
 def kgm_envelope(psi):
@@ -82,7 +73,7 @@ def sample_bingham_exact(A, size=None, random_state=None, *, log_ratio=kgm_log_r
     -------
     x : (size, d) or (d,) array; the sign is arbitrary (the law is antipodally symmetric).
     """
-    A = _symmetric(A)
+    A = check_symmetric(A)
     d = A.shape[0]
     rng = check_random_state(random_state)
     n = 1 if size is None else check_int(size, "size", low=1)
@@ -201,7 +192,7 @@ def bingham_gibbs(A, n_components, n_sweeps, random_state=None, *, V0=None, call
         Start; default Haar-random (data-independent).
     callback : callable(sweep, V), optional
     """
-    A = _symmetric(A)
+    A = check_symmetric(A)
     d = A.shape[0]
     k = check_int(n_components, "n_components", low=1, high=d)
     n_sweeps = check_int(n_sweeps, "n_sweeps", low=0)

@@ -41,6 +41,7 @@ from .._validation import (
     check_option,
     check_positive,
     check_random_state,
+    check_symmetric,
     clip_rows,
     single_threaded_blas,
 )
@@ -569,12 +570,7 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
     -------
     ADMMResult
     """
-    S = np.asarray(S, dtype=np.float64)
-    if S.ndim != 2 or S.shape[0] != S.shape[1]:
-        raise ValueError(f"S must be a square (d, d) matrix, got shape {S.shape}")
-    if not np.all(np.isfinite(S)):
-        raise ValueError("S must contain only finite values")
-    S = (S + S.T) / 2
+    S = check_symmetric(S, "S")
     d = S.shape[0]
     k = check_int(n_components, "n_components", low=1, high=d)
     lam = check_positive(lam, "lam", allow_zero=True)

@@ -513,8 +513,9 @@ def sgpca_sensitivity(n_samples, n_features, spikes, noise_variance=1.0, *, sens
     Cai, Xia & Zha's exact Δ (its constant and log factors) could not be recovered (spec §8.2,
     §13.6).  We looked again for arXiv 2401.03820 (ar5iv, summary sites, LaTeX corpora, public
     code) in November 2026: only its abstract is reachable from this project's offline
-    workplace, and no public implementation of SGPCA was found.  Two reconstructions are offered, with σ₀² = ``noise_variance``, λ_j = ``spikes`` (the
-    eigenvalues of Σ are λ_j + σ₀²), r = len(spikes):
+    workplace, and no public implementation of SGPCA was found.  Two reconstructions are
+    offered, with σ₀² = ``noise_variance``, λ_j = ``spikes`` (the eigenvalues of Σ are
+    λ_j + σ₀²), r = len(spikes):
 
     ``"surrogate"`` (default, **our choice**)
         :math:`\Delta = C_\Delta\,\sqrt2\,\sigma_0\sqrt d\,\sqrt{\sum_j(\lambda_j+\sigma_0^2)}\,
