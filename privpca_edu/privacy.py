@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, special
@@ -47,6 +48,8 @@ from ._validation import (
 __all__ = [
     "gaussian_sigma",
     "analytic_gaussian_delta",
+    "GaussianGuarantee",
+    "check_gaussian_guarantee",
     "gdp_delta",
     "gdp_epsilon",
     "compose_basic",
@@ -93,6 +96,106 @@ def analytic_gaussian_delta(sigma, sensitivity, epsilon):
     if math.isinf(sigma):
         return 0.0
     return math.exp(_log_analytic_delta(math.log(sigma), sensitivity, epsilon))
+
+
+@dataclass(frozen=True)
+class GaussianGuarantee:
+    """The verdict of :func:`check_gaussian_guarantee` (computed from public parameters only).
+
+    Attributes
+    ----------
+    holds : bool
+        True iff the releases are (ε, δ)-DP: ``exact_delta <= delta`` (up to a relative 1e-9
+        for floating-point rounding in the Φ evaluations).
+    mu : float
+        The Gaussian-DP parameter of all releases together, μ = √(Σ (Δᵢ/σᵢ)²).
+    exact_delta : float
+        The smallest δ for which they are (ε, δ)-DP (Balle & Wang's exact curve at μ).
+    note : str
+        Empty when ``holds``; otherwise a sentence saying by how much the claim fails.
+    """
+
+    holds: bool
+    mu: float
+    exact_delta: float
+    note: str = ""
+
+
+#: Relative slack for floating-point rounding in the exact-δ comparison (Φ is evaluated in log
+#: space; a σ calibrated exactly to δ can come out a few ulp either side).
+EXACT_DELTA_RTOL = 1e-9
+
+
+def check_gaussian_guarantee(epsilon, delta, releases):
+    r"""Do these Gaussian releases really give (ε, δ)-DP?  The one place every record is checked.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The guarantee to be recorded.
+    releases : iterable of (sensitivity, sigma) or (sensitivity, sigma, count)
+        Every Gaussian release computed from the private data: ℓ2 sensitivity Δᵢ (in the
+        coordinates the i.i.d. noise is added in) and noise standard deviation σᵢ, repeated
+        ``count`` times (e.g. the T adaptive steps of an iterative method).
+
+    Returns
+    -------
+    GaussianGuarantee
+
+    Notes
+    -----
+    A Gaussian mechanism with sensitivity Δ and noise σ is exactly μ-Gaussian-DP with
+    μ = Δ/σ, and adaptive composition of μᵢ-GDP mechanisms is exactly √(Σμᵢ²)-GDP [DRS19]_
+    (Corollary 3.3; tight for Gaussian mechanisms).  μ-GDP is (ε, δ)-DP iff
+    δ ≥ Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (:func:`gdp_delta`, the same curve as Balle &
+    Wang's Theorem 8).  So the check is exact: it accepts every σ that is private and no σ that
+    is not, whatever calibration produced it.  A σ of 0 (with finite ε) gives μ = ∞, δ = 1.
+
+    Examples
+    --------
+    The classic σ at ε = 10, δ = 1e-5 is not (10, 1e-5)-DP:
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     s = gaussian_sigma(1.0, 10.0, 1e-5)
+    >>> g = check_gaussian_guarantee(10.0, 1e-5, [(1.0, s)])
+    >>> g.holds, f"{g.exact_delta:.3g}"
+    (False, '2.27e-05')
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_positive(delta, "delta", allow_zero=True)
+    total = 0.0
+    for item in releases:
+        if len(item) == 2:
+            sens, sigma = item
+            count = 1
+        elif len(item) == 3:
+            sens, sigma, count = item
+        else:
+            raise ValueError(f"releases must hold (sensitivity, sigma[, count]) tuples, got {item!r}")
+        sens = check_positive(sens, "sensitivity", allow_zero=True)
+        sigma = check_positive(sigma, "sigma", allow_zero=True, allow_inf=True)
+        count = check_int(count, "count", low=0)
+        if sens == 0 or count == 0 or math.isinf(sigma):
+            continue
+        if sigma == 0:
+            total = math.inf
+            break
+        total += count * (sens / sigma) ** 2
+    mu = math.sqrt(total)
+    if math.isinf(epsilon):
+        exact = 0.0 if mu == 0 else 1.0
+    elif math.isinf(mu):
+        exact = 1.0
+    else:
+        exact = gdp_delta(mu, epsilon) if mu > 0 else 0.0
+    holds = exact <= delta * (1 + EXACT_DELTA_RTOL) and not (math.isinf(epsilon) and mu > 0)
+    note = ""
+    if not holds:
+        note = (f"not ({epsilon:g}, {delta:g})-DP: the noise actually used is {mu:.4g}-Gaussian-DP, "
+                f"whose exact δ at ε = {epsilon:g} is {exact:.3g} > δ = {delta:g}")
+    return GaussianGuarantee(bool(holds), mu, float(exact), note)
 
 
 def gaussian_sigma(sensitivity, epsilon, delta, method="classic"):

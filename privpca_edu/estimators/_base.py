@@ -35,10 +35,21 @@ class PrivacyRecord:
     noise_scale : float or None
         The noise standard deviation used (None for samplers).
     is_private : bool
-        False when the calibration is known to be too small (a paper's constant kept for
-        reproduction only) or when ε = inf.
+        True only when the noise actually used provably gives (ε, δ): every record with
+        Gaussian noise is checked exactly by :func:`privpca_edu.privacy.check_gaussian_guarantee`
+        (one shared place).  False when that check fails, when the calibration or the pipeline
+        is known not to be private (a paper's constant kept for reproduction, data-dependent
+        scaling), or when ε = inf.
     note : str
         Anything the user must know (e.g. "not differentially private: …").
+    n_releases : int
+        How many times a Gaussian release of this sensitivity and noise scale was made (the T
+        adaptive steps of an iterative method; 1 for a one-shot mechanism).
+    releases : tuple of (sensitivity, noise_scale, count)
+        Every Gaussian release computed from the private data, as checked; empty for
+        mechanisms that add no Gaussian noise (samplers).
+    exact_delta : float or None
+        The exact δ at ε of all Gaussian releases together (Gaussian DP; None without any).
     """
 
     model: str
@@ -52,6 +63,9 @@ class PrivacyRecord:
     noise_scale: float | None = None
     is_private: bool = True
     note: str = ""
+    n_releases: int = 1
+    releases: tuple = ()
+    exact_delta: float | None = None
 
     def __getitem__(self, key):  # dict-style access for convenience in notebooks
         return asdict(self)[key]
@@ -163,9 +177,41 @@ class PrivateEstimator(PCABase):
     def _record(self, **fields):
         fields.setdefault("model", self.privacy_model)
         fields.setdefault("neighbouring", self.neighbouring)
-        if math.isinf(fields["epsilon"]):
-            fields["is_private"] = False
-            fields.setdefault("note", "epsilon=inf: no noise, not differentially private")
-        self.privacy_ = PrivacyRecord(**fields)
+        self.privacy_ = make_record(**fields)
         return self.privacy_
+
+
+def make_record(**fields):
+    """Build a :class:`PrivacyRecord`, checking every Gaussian release exactly.
+
+    ``releases`` (a sequence of (Δ, σ, count)) defaults to one entry
+    ``(sensitivity, noise_scale, n_releases)`` when both are given; pass ``releases=()`` for a
+    mechanism that adds no Gaussian noise (a sampler).  Whatever the caller
+    claims, ``is_private`` ends up True only if
+    :func:`privpca_edu.privacy.check_gaussian_guarantee` confirms (ε, δ) for the noise
+    actually used; otherwise the record says not private and the note says why.
+    """
+    from ..privacy import check_gaussian_guarantee
+
+    n_rel = int(fields.setdefault("n_releases", 1))
+    releases = fields.get("releases")
+    if releases is None:
+        sens, sigma = fields.get("sensitivity"), fields.get("noise_scale")
+        releases = ((float(sens), float(sigma), n_rel),) if sens is not None and sigma is not None else ()
+    fields["releases"] = tuple(tuple(r) if len(r) == 3 else (*r, 1) for r in releases)
+    notes = [fields["note"]] if fields.get("note") else []
+    if math.isinf(fields["epsilon"]):
+        fields["is_private"] = False
+        fields["releases"] = ()
+        if not notes:
+            notes.append("epsilon=inf: no noise, not differentially private")
+        fields["exact_delta"] = None
+    elif fields["releases"]:
+        g = check_gaussian_guarantee(fields["epsilon"], fields["delta"], fields["releases"])
+        fields["exact_delta"] = g.exact_delta
+        if not g.holds and fields.get("is_private", True):
+            fields["is_private"] = False
+            notes.insert(0, g.note)
+    fields["note"] = "; ".join(notes)
+    return PrivacyRecord(**fields)
 

@@ -132,8 +132,11 @@ class DPSPCA(PrivateEstimator):
     noise : {"independent", "shared"}
         ``"independent"`` (default): each provider draws its own G_i — what a real deployment
         can do.  ``"shared"``: one G per iteration added by every provider, the literal reading
-        of the printed pseudocode (needs a trusted source of shared randomness).  Identical
-        when N = 1, as in every experiment of the paper.
+        of the printed pseudocode.  Identical when N = 1, as in every experiment of the paper.
+        **With N ≥ 2 providers shared noise is not private against the server**: every
+        provider adds the same G, so :math:`n_1H_1 - n_2H_2 = (C_1 - C_2)Q` exactly and the
+        noise cancels (and each provider, who knows G, strips it from the others' messages).
+        Such a fit warns and is recorded with ``privacy_.is_private = False``.
     init : "random" or (d, k) array
     threshold_init : bool or None
         See :class:`TruncatedPowerPCA`: a random start is *not* thresholded by default
@@ -222,13 +225,27 @@ class DPSPCA(PrivateEstimator):
         if messages is not None:
             self.messages_ = messages
         self._set_components(fix_signs(history[-1]))
-        note = ""
+        notes = []
+        shared_leak = self.noise == "shared" and len(providers) > 1 and not math.isinf(epsilon)
+        if shared_leak:
+            notes.append(
+                f"not differentially private: noise='shared' with {len(providers)} providers adds the same G "
+                "to every message, so the server recovers (C_i - C_j)Q exactly from n_iH_i - n_jH_j "
+                "(and every provider knows G); use noise='independent'")
+            warnings.warn(
+                "noise='shared' with more than one provider is not private: the server cancels the common "
+                "noise by subtracting two providers' messages; use noise='independent'",
+                PrivacyWarning, stacklevel=2)
         if delta > 1.0 / n and not math.isinf(epsilon):
-            note = f"delta={delta:g} > 1/n={1 / n:.2g}: a weak guarantee (a mechanism may then reveal a record outright)"
+            notes.append(f"delta={delta:g} > 1/n={1 / n:.2g}: a weak guarantee (a mechanism may then reveal a "
+                         "record outright)")
+        # Each provider makes T adaptive Gaussian releases of sensitivity 2B² with noise σ: the
+        # shared record check composes them exactly (μ = √T·2B²/σ).
         self._record(
             epsilon=epsilon, delta=delta, data_norm=data_norm, mechanism=self.mechanism_name,
             calibration=f"{self.calibration} (T={T}, noise={self.noise})", sensitivity=self.sensitivity_,
-            noise_scale=sigma, note=note,
+            noise_scale=sigma, n_releases=T, note="; ".join(notes),
+            **({"is_private": False} if shared_leak else {}),
         )
         return self
 

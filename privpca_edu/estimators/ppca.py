@@ -113,11 +113,15 @@ class PPCA(PrivateEstimator):
         self.noise_scale_ = 0.0 if math.isinf(c) else 1.0 / c
         self._set_components(fix_signs(basis))
         note = ""
-        if self.sampler == "gibbs" and not math.isinf(epsilon):
-            note = f"Gibbs sampler with {n_sweeps} sweeps approximates the Bingham law; ε-DP holds in the limit"
+        approximate = self.sampler == "gibbs" and not math.isinf(epsilon)
+        if approximate:
+            note = (f"not proved differentially private: the Gibbs sampler with {n_sweeps} sweeps only approximates "
+                    "the Bingham law, and ε-DP is proved for exact draws (it holds in the limit of infinitely many "
+                    "sweeps); sampler='exact' (k = 1) draws exactly")
         self._record(
             epsilon=epsilon, delta=0.0, data_norm=data_norm, mechanism=self.mechanism_name,
             calibration=f"exponential mechanism, sampler={self.sampler}", sensitivity=data_norm**2,
-            noise_scale=self.noise_scale_, note=note,
+            noise_scale=self.noise_scale_, note=note, releases=(),
+            **({"is_private": False} if approximate else {}),
         )
         return self

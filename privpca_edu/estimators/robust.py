@@ -853,7 +853,7 @@ class NSGGD(PrivateEstimator):
         rec = dict(epsilon=epsilon, delta=delta, data_norm=data_norm,
                    mechanism=f"noisy geodesic gradient descent (NSGGD), T = {T}, b = {b}",
                    calibration="zcdp (exact composition of T Gaussian steps)", sensitivity=self.sensitivity_,
-                   noise_scale=sigma)
+                   noise_scale=sigma, n_releases=T)
         if notes and private:
             rec.update(is_private=False, note=notes[0])
         self._record(**rec)
