@@ -169,14 +169,17 @@ def clip_rows(X, data_norm, *, name="X", warn=True, copy=True):
     it is never estimated from the data.  Works on a copy, so the caller's array is never
     modified; ``copy=False`` is for callers that pass their *own* float64 copy (from
     :func:`check_array`) and saves a second copy of a large X.
-    A :class:`PrivacyWarning` says how many rows were clipped.
+    A :class:`PrivacyWarning` says that rows were clipped, but **not how many**: that count
+    changes when one record is replaced, so it must not leave a private estimator (the
+    estimators never store it).
 
     Returns
     -------
     X_clipped : ndarray
         A new array.
     n_clipped : int
-        How many rows were scaled down.
+        How many rows were scaled down — the data holder's own diagnostic, computed from the
+        private data: never part of a release.
     """
     data_norm = check_positive(data_norm, "data_norm")
     X = np.array(X, dtype=np.float64, copy=True) if copy else X
@@ -187,31 +190,27 @@ def clip_rows(X, data_norm, *, name="X", warn=True, copy=True):
     if n_clipped:
         X[over] *= (data_norm / norms[over])[:, None]
         if warn:
-            warnings.warn(
-                f"{n_clipped} of {X.shape[0]} rows of {name} had norm > data_norm={data_norm:g} "
-                "and were scaled down to it (the privacy guarantee assumes this bound)",
-                PrivacyWarning,
-                stacklevel=3,
-            )
+            warnings.warn(_clip_message(name, data_norm), PrivacyWarning, stacklevel=3)
     return X, n_clipped
 
 
 def clip_provider_rows(parts, data_norm, *, copy=True, stacklevel=3):
     """:func:`clip_rows` for each provider's array, with one warning that counts them all.
 
-    Returns the list of clipped arrays and the total number of clipped rows.  ``copy=False``
+    Returns the list of clipped arrays and the total number of clipped rows (a diagnostic for
+    the data holders, never released; the warning does not give it).  ``copy=False``
     only for arrays the caller owns (e.g. from :func:`check_array`).
     """
     clipped = [clip_rows(P, data_norm, warn=False, copy=copy) for P in parts]
     n_clipped = sum(c for _, c in clipped)
     if n_clipped:
-        warnings.warn(
-            f"{n_clipped} of {sum(len(P) for P in parts)} rows had norm > data_norm={data_norm:g} "
-            "and were scaled down to it (the privacy guarantee assumes this bound)",
-            PrivacyWarning,
-            stacklevel=stacklevel,
-        )
+        warnings.warn(_clip_message("the data", data_norm), PrivacyWarning, stacklevel=stacklevel)
     return [P for P, _ in clipped], n_clipped
+
+
+def _clip_message(name, data_norm):
+    return (f"some rows of {name} had norm > data_norm={data_norm:g} and were scaled down to it (the privacy "
+            "guarantee assumes this bound; how many is not reported, since that count depends on the private data)")
 
 
 _BLAS_CONTROLLER = []

@@ -234,7 +234,8 @@ def test_clip_rows_scales_only_rows_above_the_bound():
         Xc, n_clipped = clip_rows(X, 2.0)
     over = target > 2.0
     assert n_clipped == over.sum() == 8
-    assert re.search(r"\b8\b", str(rec[0].message))  # the message states the count
+    # the count depends on the private data: the message says clipping happened, not how often
+    assert not re.search(r"\b8\b", str(rec[0].message)) and "not reported" in str(rec[0].message)
     assert np.array_equal(X, X0)  # input untouched
     np.testing.assert_allclose(np.linalg.norm(Xc[over], axis=1), 2.0, rtol=1e-14)
     np.testing.assert_allclose(Xc[over], X[over] * (2.0 / 3.5), rtol=1e-14)  # same direction
@@ -249,15 +250,15 @@ def test_clip_rows_silent_when_nothing_to_clip():
 
 
 @pytest.mark.parametrize("name", ["AnalyzeGauss", "ModSuLQ"])
-def test_estimators_clip_and_report_the_count(name):
+def test_estimators_clip_without_releasing_the_count(name):
     X = valid_X(seed=8, n=31)
     X[[2, 3, 11, 17, 29]] *= 5.0  # 5 rows with norm > 1
     Xc = X.copy()
     norms = np.linalg.norm(Xc, axis=1)
     Xc[norms > 1] /= norms[norms > 1, None]
-    with pytest.warns(PrivacyWarning, match=r"\b5 of 31 rows\b"):
+    with pytest.warns(PrivacyWarning, match=r"some rows of X .* not reported") as rec:
         est = make(name, epsilon=np.inf).fit(X)  # ε = inf: the release is the statistic itself
-    assert est.n_clipped_ == 5
+    assert not any("5" in str(w.message) for w in rec) and not hasattr(est, "n_clipped_")
     np.testing.assert_allclose(est.released_matrix_, Xc.T @ Xc / 31, rtol=1e-13, atol=1e-16)
     assert est.privacy_.data_norm == 1.0
 
@@ -269,7 +270,7 @@ def test_ppca_clips_before_forming_the_bingham_parameter():
     norms = np.linalg.norm(Xc, axis=1)
     Xc[norms > 1] /= norms[norms > 1, None]
     est = make("PPCA", epsilon=0.8)
-    with pytest.warns(PrivacyWarning, match=r"\b2 of 31 rows\b"):
+    with pytest.warns(PrivacyWarning, match=r"some rows of X"):
         A = est.bingham_parameter(X)
     np.testing.assert_allclose(A, 0.8 / 2 * (Xc.T @ Xc), rtol=1e-13)
 
@@ -279,7 +280,7 @@ def test_data_norm_is_the_bound_used_not_estimated():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
         est = make("AnalyzeGauss", data_norm=3.0, epsilon=np.inf).fit(X)  # nothing above 3
-    assert est.n_clipped_ == 0 and est.privacy_.data_norm == 3.0
+    assert est.privacy_.data_norm == 3.0
 
 
 @pytest.mark.parametrize("name", ["PCA", "TruncatedPowerPCA"])

@@ -29,8 +29,10 @@ eigenvalues of :math:`X^\top X` are :math:`\ell_j^2` and its eigenvectors are th
 A bound on the rows that follows from the construction: :math:`V_{\rm ev}` has orthonormal
 columns, so each of its rows has norm ≤ 1 (a leverage), and therefore
 :math:`\lVert x_i\rVert \le \ell_1` for every person.  :attr:`EuropeData.row_norm_bound` is
-this :math:`\ell_1` (4.093 for the real data).  It is a published summary of the genotype
-data, not a maximum over the rows of X; the experiments use it as the public ``data_norm``.
+this :math:`\ell_1` (4.093 for the real data).  It is computed from the genotypes themselves,
+so it is **not** a public bound: a private mechanism must not use it as ``data_norm`` (it
+would leak ℓ₁, which changes when one person is replaced).  The experiments use the design
+constant ``experiments.europe.EUROPE_DATA_NORM`` instead.
 """
 
 from __future__ import annotations
@@ -184,7 +186,8 @@ class EuropeData(SyntheticData):
     smartpca_eigenvalues : ndarray (20,)
         ℓ_1 … ℓ_20 (the real files' ``.eval``; the simulation's, normalised the same way).
     row_norm_bound : float
-        ℓ_1: every row has norm ≤ ℓ_1 by construction (module docstring).
+        ℓ_1: every row has norm ≤ ℓ_1 by construction (module docstring).  Computed from the
+        data, so **not** a public bound: never pass it as a private estimator's ``data_norm``.
     source : str
         ``"simulated"`` or ``"Novembre et al. 2008"`` — show it next to every figure.
     populations : tuple of Population

@@ -165,12 +165,14 @@ class PrivateEstimator(PCABase):
         return epsilon, delta, data_norm
 
     def _prepare(self, X):
-        """Validate X and k, clip rows to ``data_norm`` (on a copy; warns with the count)."""
+        """Validate X and k, clip rows to ``data_norm`` (on a copy; warns that clipping happened).
+
+        The number of clipped rows is not stored: it depends on the private data.
+        """
         epsilon, delta, data_norm = self._validate_privacy()
         X = check_array(X)  # our own copy: clipping may work in place
         k = check_n_components(self.n_components, X.shape[1])
-        X, n_clipped = clip_rows(X, data_norm, warn=True, copy=False)
-        self.n_clipped_ = n_clipped
+        X, _ = clip_rows(X, data_norm, warn=True, copy=False)
         self.n_samples_ = X.shape[0]
         return X, k, epsilon, delta, data_norm
 

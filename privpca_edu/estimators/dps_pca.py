@@ -202,7 +202,7 @@ class DPSPCA(PrivateEstimator):
         rng = check_random_state(self.random_state)
 
         # split_providers returned our own copies, so clipping may work in place
-        clipped, n_clipped = clip_provider_rows(providers, data_norm, copy=False)
+        clipped, _ = clip_provider_rows(providers, data_norm, copy=False)
         sizes = np.array([len(P) for P in clipped])
         n = int(sizes.sum())
         # Each provider's (unnormalised) scatter Σ_{x∈S_i} x xᵀ = n_i Σ̂_i, computed once.
@@ -221,7 +221,6 @@ class DPSPCA(PrivateEstimator):
         self.n_providers_ = len(providers)
         self.provider_sizes_ = sizes
         self.n_samples_ = n
-        self.n_clipped_ = n_clipped
         if messages is not None:
             self.messages_ = messages
         self._set_components(fix_signs(history[-1]))

@@ -281,7 +281,7 @@ class LocalGaussianPCA(PrivateEstimator):
         The k largest eigenvalues of :math:`\tilde S`.
     privacy_ : PrivacyRecord
         ``model = "local"``; ε, δ are each user's guarantee.
-    n_samples_, n_clipped_ : int
+    n_samples_ : int
 
     Notes
     -----
@@ -458,7 +458,7 @@ class LocalGaussianPCA(PrivateEstimator):
         rng = check_random_state(self.random_state)
         released = S + symmetric_noise(d, cal["noise_scale"] / math.sqrt(n), convention="upper_iid",
                                        random_state=rng)
-        self.n_samples_, self.n_clipped_ = n, 0
+        self.n_samples_ = n
         with single_threaded_blas():
             self._finish((released + released.T) / 2, n, k, epsilon, delta, data_norm, cal, path="aggregated")
         return self

@@ -193,7 +193,7 @@ class PrivateLocalPCA(PrivateEstimator):
         K = check_n_components(self.n_components, M)
         rng = check_random_state(self.random_state)
 
-        clipped, n_clipped = clip_provider_rows(sites, data_norm, copy=False)  # sites are our own copies
+        clipped, _ = clip_provider_rows(sites, data_norm, copy=False)  # sites are our own copies
         wishart = self.noise == "wishart_retracted"
         if wishart:
             warnings.warn(_WISHART_NOTE + "; noise='wishart_retracted' is for reproducing the DPDPCA paper only",
@@ -247,7 +247,6 @@ class PrivateLocalPCA(PrivateEstimator):
         self.site_sizes_ = np.array([len(S) for S in sites])
         self.n_sites_ = len(sites)
         self.n_samples_ = int(self.site_sizes_.sum())
-        self.n_clipped_ = n_clipped
         self.site_seconds_ = site_seconds
         self.chain_seconds_ = float(sum(site_seconds))
         self._set_components(fix_signs(basis))

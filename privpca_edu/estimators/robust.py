@@ -815,12 +815,11 @@ class NSGGD(PrivateEstimator):
             top = float(np.max(np.linalg.norm(X, axis=1)))
             if top > 0:
                 X /= top
-            self.n_clipped_ = 0
             data_norm = 1.0  # the rows now lie in the unit ball: that is the bound σ is calibrated to
             notes.append("not differentially private: data centred and max-norm scaled from the data (paper's "
                          "normalisation)")
         else:
-            X, self.n_clipped_ = clip_rows(X, data_norm, warn=True)
+            X, _ = clip_rows(X, data_norm, warn=True)
         rng = check_random_state(self.random_state)
         sigma = 0.0 if not private else nsggd_noise_scale(b, epsilon, delta, T, data_norm)
         if self.init == "haar":
@@ -928,7 +927,6 @@ class NonPrivateAnalyzeGaussReplication(AnalyzeGauss):
         if top > 0:
             X /= top
         self.n_samples_ = X.shape[0]
-        self.n_clipped_ = 0
         return X, k, epsilon, delta, 1.0
 
     def _statistic(self, X):

@@ -22,13 +22,18 @@ It equals 1 exactly when the two clouds agree up to translation, rotation, refle
 
 Row scaling (what each method is given)
 ----------------------------------------
-The rows of X are one person's 20 PC coordinates.  By construction (``datasets.europe``)
-every row has norm at most :math:`\ell_1`, the top smartpca eigenvalue (4.093 for the real
-data) — a published summary, not a maximum over the rows.  So:
+The rows of X are one person's 20 PC coordinates.  A private mechanism that clips rows needs a
+bound B on their norms that is **public**: fixed before anyone looks at the data, so that it
+says nothing about it.  (By construction every row has norm at most :math:`\ell_1`, the top
+smartpca eigenvalue, but ℓ₁ is computed from the very genotypes being protected: using it as B
+would leak it, and it changes when one person is replaced.)  So:
 
-* ``"Analyze Gauss"`` and ``"NSGGD"`` get X with the public bound ``data_norm = ℓ₁`` (no row is
-  clipped: the bound holds by construction; the largest real row has norm 0.59, so the bound is
-  7 times looser than the data and AG's noise, which grows with its square, is large).
+* ``"Analyze Gauss"`` and ``"NSGGD"`` get X with the design constant
+  ``data_norm =`` :data:`EUROPE_DATA_NORM` ``= 1``: the unit ball, fixed in advance as a
+  deployment would fix it; any row above it is scaled down inside the mechanism (clipping is
+  part of the mechanism, so the guarantee holds whatever the data).  A bound that is too large
+  costs accuracy (AG's noise grows with B²), one that is too small biases the estimate; the
+  chapter's exercise explores the trade-off.
 * ``"Kendall (spherical)"`` needs no bound at all: the spatial sign has norm 1 whatever the data.
 * ``"Kendall (winsorized)"`` uses the paper's radius rule r = √d = 4.47 unless ``radius`` is given;
   pairwise distances here are about 0.3, so r = √d never binds and buys only noise
@@ -60,6 +65,7 @@ from ..subspace import random_orthonormal, subspace_distance, top_eigenvectors
 
 __all__ = [
     "METHODS",
+    "EUROPE_DATA_NORM",
     "available_methods",
     "procrustes",
     "procrustes_similarity",
@@ -237,13 +243,18 @@ def available_methods():
     return tuple(out)
 
 
+#: The public row-norm bound B of the Europe experiments: a design constant fixed before the
+#: analysis (never computed from the data); see the module docstring.
+EUROPE_DATA_NORM = 1.0
+
+
 def _estimator(method, data, epsilon, delta, seed, calibration, radius):
     """The estimator for ``method`` on this data (see the module docstring for the scaling)."""
     check_option(method, "method", METHODS)
     if method == "Analyze Gauss":
         from ..estimators import AnalyzeGauss
 
-        return AnalyzeGauss(2, epsilon=epsilon, delta=delta, data_norm=data.row_norm_bound, calibration=calibration,
+        return AnalyzeGauss(2, epsilon=epsilon, delta=delta, data_norm=EUROPE_DATA_NORM, calibration=calibration,
                             random_state=seed)
     robust = _robust()
     name = {"Kendall (spherical)": "KendallDPPCA", "Kendall (winsorized)": "KendallDPPCA", "SGPCA": "SGPCA",
@@ -257,7 +268,7 @@ def _estimator(method, data, epsilon, delta, seed, calibration, radius):
         return cls(2, epsilon=epsilon, delta=delta, transform_kind=kind,
                    radius=radius if kind == "winsorized" else None, calibration=calibration, random_state=seed)
     if method == "NSGGD":
-        return cls(2, epsilon=epsilon, delta=delta, data_norm=data.row_norm_bound, random_state=seed)
+        return cls(2, epsilon=epsilon, delta=delta, data_norm=EUROPE_DATA_NORM, random_state=seed)
     if method == "SGPCA":
         values = data.eigenvalues  # of the centred covariance: an oracle, not private
         bulk = float(np.mean(values[2:]))
