@@ -133,9 +133,13 @@ class AnalyzeGauss(NoisyMatrixMechanism):
 
     Examples
     --------
+    The row-norm bound must be public: here each row is scaled to norm 1 on its own (a per-record
+    step that reads no one else's data), so ``data_norm=1`` holds by construction.  Dividing by
+    the data's largest row norm instead would leak that norm.
+
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(5000, 4)) * [1.0, 0.3, 0.2, 0.1]
-    >>> X /= np.linalg.norm(X, axis=1).max()
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> ag = AnalyzeGauss(n_components=1, epsilon=0.5, delta=1e-5, random_state=0).fit(X)
     >>> ag.released_matrix_.shape, round(ag.noise_scale_ * 5000, 3)
     ((4, 4), 13.703)

@@ -306,7 +306,7 @@ class LocalGaussianPCA(PrivateEstimator):
     --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).normal(size=(20_000, 3)) * [0.5, 0.1, 0.05]
-    >>> X /= max(1.0, np.linalg.norm(X, axis=1).max())
+    >>> X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))  # each user clips their own row
     >>> est = LocalGaussianPCA(1, epsilon=0.5, delta=1e-4, random_state=0).fit(X)
     >>> round(est.noise_scale_, 6), est.privacy_.model
     (12.285591, 'local')

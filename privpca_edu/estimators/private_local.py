@@ -154,7 +154,7 @@ class PrivateLocalPCA(PrivateEstimator):
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(2000, 5)) * [1.0, 0.4, 0.2, 0.1, 0.1]
-    >>> X /= np.linalg.norm(X, axis=1).max()
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)  # each record scaled on its own: B = 1 is public
     >>> est = PrivateLocalPCA(1, epsilon=0.5, delta=1e-5, n_sites=4, random_state=0).fit(X)
     >>> est.components_.shape, est.effective_rank_, est.privacy_.is_private
     ((1, 5), 1, True)
