@@ -12,6 +12,7 @@ import math
 import shutil
 import time
 import urllib.error
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -495,3 +496,61 @@ def test_static_figures():
 def test_methods_are_listed_in_picker_order():
     assert available_methods() == tuple(m for m in METHODS if m in available_methods())
     assert "Analyze Gauss" in available_methods()
+
+
+# =============================================================================================
+# Chapter 10's prose: the numbers it quotes, recomputed (20 releases each, as on the page)
+# =============================================================================================
+# the chapter's own call (its figure of t0 against ε): same methods, ε grid and releases
+CHAPTER_10_METHODS = ("Kendall (spherical)", "Kendall (winsorized)", "Analyze Gauss",
+                      "Analyze Gauss (paper, not private)", "NSGGD")
+CHAPTER_10_EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+CHAPTER_10_QUOTES = {
+    # (method, ε): (mean t0 against the non-private map, its standard deviation), simulation
+    ("Analyze Gauss", 1.0): (0.77, 0.07),
+    ("Analyze Gauss", 5.0): (0.97, 0.02),
+    ("Kendall (spherical)", 1.0): (0.92, 0.05),
+}
+
+
+def _chapter_table(source):
+    methods = tuple(m for m in CHAPTER_10_METHODS if m in available_methods())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return similarity_table(methods, epsilons=CHAPTER_10_EPSILONS, n_draws=20, source=source)
+
+
+def _check_quotes(table, quotes):
+    for (method, eps), (mean, sd) in quotes.items():
+        i = list(table["epsilons"]).index(eps)
+        got = table[method]["t0_nonprivate"][i]
+        assert abs(got - mean) <= 0.005, (method, eps, got, mean)  # the prose rounds to 2 decimals
+        if sd is not None:
+            assert abs(table[method]["t0_nonprivate_sd"][i] - sd) <= 0.005, (method, eps)
+
+
+@needs_robust
+def test_chapter_10_quoted_similarities_simulation():
+    table = _chapter_table("synthetic")
+    _check_quotes(table, CHAPTER_10_QUOTES)
+    assert table["random_plane"]["t0_nonprivate"] == pytest.approx(0.47, abs=0.005)
+
+
+@needs_real
+@needs_robust
+def test_chapter_10_quoted_similarities_real_data(monkeypatch):
+    monkeypatch.setenv(E.ENV_VAR, str(REAL_DIR))
+    table = _chapter_table("novembre")
+    _check_quotes(table, {("Analyze Gauss", 1.0): (0.68, 0.12), ("Kendall (spherical)", 1.0): (0.92, 0.04)})
+    assert table["random_plane"]["t0_nonprivate"] == pytest.approx(0.51, abs=0.005)
+
+
+def test_europe_experiments_use_a_public_bound_not_the_datas_own():
+    from privpca_edu.experiments.europe import EUROPE_DATA_NORM, _estimator
+
+    data = europe()
+    for method in ("Analyze Gauss", "NSGGD"):
+        if method not in available_methods():
+            continue
+        est = _estimator(method, data, 1.0, 1e-5, 0, "classic", None)
+        assert est.data_norm == EUROPE_DATA_NORM == 1.0 != data.row_norm_bound

@@ -438,3 +438,35 @@ def test_saved_widget_state_holds_the_png(tmp_path, monkeypatch):
     assert "application/vnd.jupyter.widget-view+json" in outputs[0]["data"]
     assert "image/png" in outputs[0]["data"]  # the static fallback, in the same output
     assert not any(o.get("name") == "stderr" for o in outputs)
+
+
+def test_dashboards_with_an_epsilon_control_say_the_noise_is_one_draw_rescaled():
+    import ipywidgets as W
+
+    from matplotlib.figure import Figure
+
+    from privpca_edu.widgets.dashboard import NOISE_REUSE_NOTE, Dashboard
+
+    class _Fig:  # the smallest duck-typed live figure: the note does not depend on the drawing
+        def __init__(self):
+            self.fig = Figure(figsize=(3, 2), dpi=100)
+
+        def draw(self, result, notes=()):
+            pass
+
+        def show_error(self, message):
+            pass
+
+        def png(self):
+            return b""
+
+    def twin(epsilon=1.0, n=1):
+        return {}
+
+    def notes(d):
+        return [c for c in d.children if isinstance(c, W.HTML) and NOISE_REUSE_NOTE in c.value]
+
+    with_eps = Dashboard(twin, _Fig(), {"epsilon": W.FloatSlider(value=1.0)})
+    without = Dashboard(twin, _Fig(), {"n": W.IntSlider(value=1)})
+    assert len(notes(with_eps)) == 1 and not notes(without)
+    assert "fresh noise" in NOISE_REUSE_NOTE

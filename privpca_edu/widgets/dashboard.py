@@ -11,6 +11,14 @@ what makes the figure work in both worlds:
   the figure renders without a kernel.  :func:`show` additionally leaves an ordinary PNG
   output on the page, so the figure is there even where widget JavaScript does not load.
 
+**One noise draw, rescaled.**  The twins draw their noise as σ(ε)·Z with the *same* Z for a
+given seed (common random numbers), so a slider moves the figure smoothly instead of
+re-rolling it.  That is a simulation device, not how a private system may behave: two real
+releases made this way at ε₁ ≠ ε₂ give the exact statistic back,
+(σ₂S′₁ − σ₁S′₂)/(σ₂ − σ₁) = S, so real releases must draw fresh noise each time (chapter 2,
+Exercise 2.6).  Every dashboard with an ε control says so under its figure
+(:data:`NOISE_REUSE_NOTE`).
+
 Failures never kill the widget: ``ValueError``/``TypeError``/``LinAlgError`` (bad or extreme
 settings) are written in red over the figure; warnings raised while computing (for example a
 ``PrivacyWarning``) are caught and printed as a note at the bottom of the figure instead of
@@ -26,7 +34,12 @@ from collections import OrderedDict
 import ipywidgets as W
 import numpy as np
 
-__all__ = ["Dashboard", "show"]
+__all__ = ["Dashboard", "show", "NOISE_REUSE_NOTE"]
+
+#: Shown under every dashboard with an ε control (see the module docstring).
+NOISE_REUSE_NOTE = ("One simulated noise draw, rescaled as ε moves (σ(ε)·Z with the same Z): a smooth picture, "
+                    "not a sequence of releases. Real releases draw fresh noise every time; two releases with "
+                    "shared Z would give the data back.")
 
 _EXPECTED_ERRORS = (ValueError, TypeError, np.linalg.LinAlgError, ArithmeticError)
 
@@ -48,6 +61,9 @@ class Dashboard(W.VBox):
         Extra keyword arguments passed to ``compute`` unchanged.
     title, caption : str, optional
         HTML shown above the controls / below the figure.
+    noise_note : bool or None
+        Show :data:`NOISE_REUSE_NOTE` under the figure (``None``: when a control is named
+        ``"epsilon"``).
     memo_size : int
         Results of this many distinct parameter settings are remembered, so returning to a
         setting redraws without recomputing (0 disables).
@@ -65,7 +81,7 @@ class Dashboard(W.VBox):
     """
 
     def __init__(self, compute, figure, controls, *, fixed=None, title=None, caption=None, memo_size=64,
-                 image_width=None):
+                 image_width=None, noise_note=None):
         self.compute = compute
         self.figure = figure
         self.controls = OrderedDict(controls)
@@ -87,6 +103,12 @@ class Dashboard(W.VBox):
         if title:
             children.append(W.HTML(f"<b>{title}</b>"))
         children += [box, self.image]
+        if noise_note is None:
+            noise_note = "epsilon" in self.controls
+        if noise_note:
+            note = W.HTML(f"<div style='font-size:90%;font-style:italic;max-width:{width_px}px'>{NOISE_REUSE_NOTE}</div>")
+            note.add_class("privpca-noise-note")
+            children.append(note)
         if caption:
             children.append(W.HTML(f"<div style='font-size:90%;max-width:{width_px}px'>{caption}</div>"))
         super().__init__(children)
