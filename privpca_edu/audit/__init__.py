@@ -37,7 +37,7 @@ import numpy as np
 from scipy import integrate, stats
 
 from .._validation import check_delta, check_epsilon, check_int, check_positive, check_random_state
-from ..privacy import analytic_gaussian_delta, gaussian_sigma, gdp_delta, symmetric_to_vector
+from ..privacy import check_gaussian_guarantee, gaussian_sigma, gdp_delta, symmetric_to_vector
 
 __all__ = [
     "AuditResult",
@@ -159,7 +159,7 @@ def gaussian_condition_holds(sigma, sensitivity, epsilon, delta, method="analyti
         return False
     if method == "classic":
         return epsilon < 1 and sigma >= sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon * (1 - 1e-12)
-    return analytic_gaussian_delta(sigma, sensitivity, epsilon) <= delta * (1 + 1e-9)
+    return check_gaussian_guarantee(epsilon, delta, [(sensitivity, sigma)]).holds
 
 
 # ---------------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from .._validation import (
     clip_rows,
     single_threaded_blas,
 )
-from ..privacy import analytic_gaussian_delta, gaussian_sigma, symmetric_noise
+from ..privacy import check_gaussian_guarantee, gaussian_sigma, symmetric_noise
 from ..subspace import _fantope_project, top_eigenvectors
 from ._base import PrivateEstimator
 from .covariance import ReleaseParts
@@ -149,10 +149,14 @@ def local_noise_scale(epsilon, delta, data_norm=1.0, calibration="replacement", 
     method = "analytic" if calibration == "analytic" else "classic"
     sigma = gaussian_sigma(sens, epsilon, delta, method=method)
     eps = float(epsilon)
-    # The exact (Balle & Wang) δ this σ gives for the TRUE sensitivity: the verdict of record.
-    exact_delta = 0.0 if math.isinf(eps) else analytic_gaussian_delta(sigma, true_sens, eps)
+    # The exact (Balle & Wang) δ this σ gives for the TRUE sensitivity: the verdict of record,
+    # from the one shared check every privacy record goes through.
+    if math.isinf(eps):
+        exact_delta, exact_ok = 0.0, True
+    else:
+        verdict = check_gaussian_guarantee(eps, float(delta), [(true_sens, sigma)])
+        exact_delta, exact_ok = verdict.exact_delta, verdict.holds
     short = sens < true_sens * (1 - 1e-12)
-    exact_ok = bool(exact_delta <= float(delta) * (1 + 1e-9))
     # An under-calibrated σ₁ carries no valid proof, so it is never recorded as private, even
     # where the exact condition happens to hold (the paper's constant at small ε).
     is_private = exact_ok and not short
