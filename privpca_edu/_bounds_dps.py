@@ -1,11 +1,22 @@
-r"""DPS-PCA's Theorem 4.3 (Ge, Wang, Wang & Liu 2018), reconstructed; re-exported by ``bounds``.
+r"""DPS-PCA's error bound: Theorem 4.3 of Ge, Wang, Wang & Liu (AISTATS 2018); re-exported by ``bounds``.
 
-The paper's text extraction garbled the formulas; the forms below are the reconstruction of
-spec ``dps_pca.md`` §3 (reading notes there).  The constants C₁ and C₂ are never given by the
-paper: they are arguments defaulting to 1, so only *shapes and trends* are meaningful, never
-absolute levels.  Assumption B.1 (which bundles further conditions) is not available; ``valid``
-reports only the conditions we can check (α < 1 − γ, i.e. ρ < 1, and a positive success
-probability).
+J. Ge, Z. Wang, M. Wang and H. Liu, "Minimax-optimal privacy-preserving sparse PCA in distributed
+systems", Proceedings of AISTATS 2018, PMLR 84:1589–1598, §4 (Theorem 4.3 and the minimax remark
+after it; Assumption B.1 is in Appendix B).
+
+**What is computed.**  The three error terms of Theorem 4.3 (statistical, privacy, optimisation),
+the contraction ρ, the success probability and the Vu–Lei minimax lower bound, each by name.  The
+paper gives no values for the constants C₁ (upper bound) and C₂ (lower bound): they are keyword
+arguments ``C1`` and ``C2`` defaulting to 1, so absolute levels carry no guarantee; shapes and
+trends (in n, d, s, k, ε, δ, T) do.
+
+**How settled the form is.**  The structure (three terms, per-iteration contraction
+:math:`\rho^{1/4}`, the success probability, α as restricted noise over λ_k) is the theorem's.  Two
+placements are readings of the displayed formulas that are not confirmed against a verified copy of
+the published statement: the factor :math:`1/(1-\rho^{1/4})` in ξ_priv is taken *outside* the square
+root (alternative: :math:`1/\sqrt{3(1-\rho^{1/4})}`), and in ξ_opt the radical covers only
+:math:`1-\rho^{1/2}`.  ``valid`` checks only what can be checked without Assumption B.1 (α < 1 − γ,
+i.e. ρ < 1, and a positive success probability).
 """
 
 from __future__ import annotations
@@ -22,7 +33,7 @@ __all__ = ["dps_pca", "dps_pca_thm43"]
 
 def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_components, support_size, sparsity,
             eigenvalues, *, tau=None, C1=1.0, C2=1.0, calibration="paper", data_norm=1.0):
-    r"""Terms of Theorem 4.3: :math:`\lVert Q^{(t)\top}Q^*_\perp\rVert_F \le \xi_{stat} + \xi_{priv} + \xi_{opt}(t)`.
+    r"""Ge et al. (2018), §4, Theorem 4.3: :math:`\lVert Q^{(t)\top}Q^*_\perp\rVert_F \le \xi_{stat} + \xi_{priv} + \xi_{opt}(t)`.
 
     .. math::
         \gamma = \frac{3\lambda_{k+1} + \lambda_k}{3\lambda_k + \lambda_{k+1}},\quad
@@ -36,8 +47,16 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
         \xi_{opt}(t) = \rho^{(t-1)/4}\min\Big\{\frac{\rho^{1/2}\sqrt{1 - \rho^{1/2}}}{2}, \frac14\Big\},
 
     holding for all t = 1..T with probability at least
-    :math:`1 - 2Te^{-\tau^2/2} - 4/(n-1) - 1/d - 6\log n/n - 1/n`.  The Vu–Lei minimax lower
-    bound is :math:`C_2\frac{\sqrt{\lambda_1\lambda_{k+1}}}{\lambda_k-\lambda_{k+1}}\sqrt{s^*(k + \tfrac14\log d)/n}`.
+    :math:`1 - 2Te^{-\tau^2/2} - 4/(n-1) - 1/d - 6\log n/n - 1/n`, where α and τ > 0 must satisfy
+    :math:`2k(\sqrt{\hat s}+\sqrt k+\tau)/\alpha \le n\lambda_k/(N\sigma)` (this function takes
+    the smallest such α).  The minimax lower bound quoted after the theorem (Vu & Lei 2013, over
+    row-s*-sparse k-subspaces, under :math:`\lambda_k-\lambda_{k+1}>\kappa\lambda_{k+1}`) is
+    :math:`C_2\frac{\sqrt{\lambda_1\lambda_{k+1}}}{\lambda_k-\lambda_{k+1}}\sqrt{s^*(k + \tfrac14\log d)/n}`.
+
+    In words: the error after t rounds is a floor set by sampling (ξ_stat, the minimax rate up
+    to 1/(1 − ρ^{1/4})), a floor set by the privacy noise (ξ_priv, growing with α ∝ Nσ/(nλ_k)),
+    and a transient that shrinks by ρ^{1/4} per round.  See the module docstring for which
+    placements in ξ_priv and ξ_opt are unconfirmed readings.
 
     Parameters
     ----------
@@ -48,7 +67,9 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     tau : float, optional
         Default solves 2Te^{−τ²/2} = 0.05, i.e. τ = √(2 log(40T)); α is then its smallest
         allowed value α_min(τ).
-    C1, C2 : the unspecified constants (default 1).
+    C1, C2 : float
+        The constants of the upper bound (ξ_stat) and of the minimax lower bound, which the paper
+        leaves unnamed in value (default 1).
 
     Returns
     -------
@@ -113,5 +134,5 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     return out
 
 
-#: The name used in spec dps_pca.md §3.1.
+#: Alias naming the theorem (Ge et al. 2018, Theorem 4.3).
 dps_pca_thm43 = dps_pca

@@ -1,17 +1,37 @@
-r"""g-DPPCA's theory (Kim & Jung 2025, §3), **reconstructed**; re-exported by :mod:`privpca_edu.bounds`.
+r"""g-DPPCA's theory (Kim & Jung 2025, §2–§3); re-exported by :mod:`privpca_edu.bounds`.
 
-The paper text we had lost every formula (spec ``g_dppca.md`` §0).  The forms below are the
-reconstructions of spec §7: which quantities enter and how they scale — the eigen-gap ratio
+M. Kim and S. Jung, "Robust and differentially private PCA for non-Gaussian data",
+arXiv:2507.15232 (2025); published as "Robust and differentially private principal component
+analysis", Statistical Analysis and Data Mining 18(6), 2025, doi:10.1002/sam.70053.
+
+**Settled.**  Proposition 2.1(3): the Frobenius sensitivity of the generalized Kendall matrix
+:math:`\hat K_g` is at most :math:`4\lVert g\rVert_\infty^2/n`, and eq. (2.5) calibrates
+:math:`\sigma_{\varepsilon,\delta} = 4\lVert g\rVert_\infty^2\sqrt{2\log(1.25/\delta)}/(n\varepsilon)`
+(the same constant is in the authors' R package ``dppca``); every function below uses that σ.
+Proposition 3.1 (K_g has Σ's eigenvectors, in the same order, under ellipticity) is what lets the
+bounds speak of Σ's subspace.
+
+**Rate forms.**  For Theorems 3.2–3.4, Proposition 3.5 and Remark 3.1 the functions implement the
+quantities the paper's statements are built from — the eigen-gap ratio
 :math:`\lambda_1(K_g)/(\lambda_k(K_g)-\lambda_{k+1}(K_g))`, :math:`\lVert g\rVert_\infty^2/\lambda_1(K_g)`,
-:math:`\sqrt d/(n\varepsilon)`, the effective rank — are what we are confident of; the constants are
-**ours** (spec §13.1).  Every function returns its terms by name plus a ``label`` saying so, and the
-unspecified constant is an argument ``C`` defaulting to 1.  The ``explicit=True`` variants use the
-constants of our own proof sketch (Davis–Kahan factor 2, matrix Bernstein for U-statistics,
-the √(2d)σ edge of the vecd noise), which gives a number that is actually computable.
+:math:`\sqrt d/(n\varepsilon)`, the effective rank — with one unnamed constant ``C`` (default 1).
+The exact logarithmic factors and the probability level α of those displays are unconfirmed
+readings, so plot them as rates.  The ``explicit=True`` variants are not the paper's statements:
+they evaluate a complete proof along the paper's route with every constant written out (Davis–Kahan
+factor 2 [YWS15], matrix Bernstein for U-statistics [HL18], the √(2d)σ edge of the vecd noise),
+which gives a number that can actually be computed.
 
 Notation: ``lam_K`` are the eigenvalues :math:`\lambda_1(K_g) \ge \dots` of the **population**
 Kendall matrix (:func:`kendall_population_eigenvalues` computes them by Monte Carlo), ``g_sup2`` is
-:math:`\lVert g\rVert_\infty^2` (1 spherical, r² winsorized).
+:math:`\lVert g\rVert_\infty^2` (1 spherical, r² winsorized).  The distance is the largest-angle
+:math:`\lVert\sin\Theta\rVert = \lVert\hat V\hat V^\top - VV^\top\rVert_2 \in [0, 1]`.
+
+References
+----------
+.. [YWS15] Y. Yu, T. Wang and R. J. Samworth, Biometrika 102(2), 2015, Theorem 2.
+.. [HL18] F. Han and H. Liu, "ECA: high-dimensional elliptical component analysis in non-Gaussian
+   distributions", JASA 113(521), 2018 (Theorem 3.1, Corollary 3.1; matrix Bernstein for
+   U-statistics).
 """
 
 from __future__ import annotations
@@ -36,11 +56,12 @@ __all__ = [
 
 #: Label carried by every number of this module.
 ROBUST_LABELS = {
-    "thm32": "Kim & Jung Thm 3.2, reconstructed form (spec g_dppca.md §7.2; constants ours)",
-    "thm34": "Kim & Jung Thm 3.4, reconstructed form (spec g_dppca.md §7.4; constants ours)",
-    "thm33": "Kim & Jung Thm 3.3 (breakdown), reconstructed with explicit constants (spec g_dppca.md §7.3)",
-    "prop35": "Kim & Jung Prop. 3.5 / eq. (3.1), reconstructed rate (spec g_dppca.md §7.5; log factors dropped)",
-    "remark31": "Analyze Gauss rate (Liu et al. 2022a eq. 3) as quoted in Kim & Jung Remark 3.1 (reconstructed)",
+    "thm32": "Kim & Jung 2025, Thm 3.2 (rate form; constant C unspecified)",
+    "thm34": "Kim & Jung 2025, Thm 3.4 (rate form; constant C unspecified)",
+    "thm33": "Kim & Jung 2025, Thm 3.3 (breakdown; explicit constants of the replacement argument)",
+    "prop35": "Kim & Jung 2025, Prop. 3.5 / eq. (3.1) (rate; log factors dropped, constant C unspecified)",
+    "remark31": "Analyze Gauss rate (Liu et al. 2022, eq. 3) as compared in Kim & Jung 2025, Remark 3.1",
+    "explicit": "Kim & Jung 2025, Thm 3.2 route with explicit constants (Davis–Kahan + matrix Bernstein)",
 }
 
 
@@ -63,7 +84,8 @@ def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radi
     Under an elliptical law with dispersion eigenvalues λ (``eigenvalues``), K_g is diagonal in
     Σ's eigenbasis (Prop. 3.1), with :math:`\lambda_j(K_g) = \mathbb E[\xi(\lVert t\rVert)^2 t_j^2/\lVert t\rVert^2]`
     for t = X − X̃ written in that basis.  For ``"spherical"`` this is
-    :math:`\mathbb E[\lambda_jZ_j^2/\sum_l\lambda_lZ_l^2]` whatever the law (spec §7.5); for
+    :math:`\mathbb E[\lambda_jZ_j^2/\sum_l\lambda_lZ_l^2]` whatever the law (Croux et al. 2002;
+    Han & Liu 2018); for
     ``"winsorized"`` the law matters (``family`` = "gaussian" or "t" with ``df``).  Returned in the
     order of ``eigenvalues``; they sum to 1 (spherical).  Standard error ≤ ‖g‖∞²/(2√n_draws).
     """
@@ -97,7 +119,7 @@ def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radi
 
 def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, delta, *, g_sup2=1.0, alpha=0.05,
                         C=1.0, explicit=False):
-    r"""Theorem 3.2 (reconstructed): error of g-DPPCA under an elliptical model.
+    r"""Kim & Jung (2025), §3, Theorem 3.2 (rate form): error of g-DPPCA under an elliptical model.
 
     With probability ≥ 1 − α, if :math:`n \gtrsim \lVert g\rVert_\infty^2\log(d/\alpha)/\lambda_1(K_g)`,
 
@@ -106,7 +128,9 @@ def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, del
               \frac{(\sqrt d+\sqrt{\log(1/\alpha)})\sqrt{\log(1.25/\delta)}}{n\varepsilon}}_{\text{privacy}}
               + \underbrace{\sqrt{\frac{\lVert g\rVert_\infty^2\log(d/\alpha)}{n\lambda_1(K_g)}}}_{\text{statistical}}\Big).
 
-    ``explicit=True`` instead evaluates our proof's steps with their constants:
+    The log factors and α are unconfirmed readings of the display; the structure (gap ratio times
+    a privacy term plus a sampling term, depending on g only through ‖g‖∞ and λ₁(K_g)) is the
+    theorem's.  ``explicit=True`` instead evaluates a complete proof with its constants:
     :math:`2(\lVert\hat K-K\rVert_2 + \lVert E\rVert_2)/(\lambda_k-\lambda_{k+1})` with
     :math:`\lVert\hat K-K\rVert_2 \le \sqrt{2\lVert g\rVert_\infty^2\lambda_1L/m} + 4\lVert g\rVert_\infty^2L/(3m)`
     (matrix Bernstein via Hoeffding's decoupling, m = ⌊n/2⌋, L = log(4d/α)) and
@@ -150,12 +174,13 @@ def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, del
         privacy, statistical = noise, sampling
         raw = gap_ratio * (noise + sampling)
     return dict(gap_ratio=gap_ratio, privacy=privacy, statistical=statistical, raw=raw, total=min(1.0, raw),
-                condition=bool(condition), noise_scale=sigma, explicit=bool(explicit), C=C, label=ROBUST_LABELS["thm32"])
+                condition=bool(condition), noise_scale=sigma, explicit=bool(explicit), C=C,
+                label=ROBUST_LABELS["explicit" if explicit else "thm32"])
 
 
 def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, delta, contamination, *, g_sup2=1.0,
                         alpha=0.05, C=1.0, explicit=False):
-    r"""Theorem 3.4 (reconstructed): g-DPPCA when a fraction η of the records is replaced arbitrarily.
+    r"""Kim & Jung (2025), §3, Theorem 3.4 (rate form): g-DPPCA when a fraction η of the records is replaced.
 
     .. math:: \lVert\sin\Theta\rVert \le C\,\frac{\lambda_1(K_g)}{\lambda_k(K_g)-\lambda_{k+1}(K_g)}(\Delta_1+\Delta_2+\Delta_3),
 
@@ -194,11 +219,14 @@ def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, del
     return dict(gap_ratio=base["gap_ratio"], privacy=base["privacy"], statistical=clean["statistical"],
                 contamination_bias=bias, raw=raw, total=min(1.0, raw), n_replaced=m, corrupted_pair_share=1 - rho,
                 noise_scale=base["noise_scale"], condition=clean["condition"], explicit=bool(explicit), C=C,
-                label=ROBUST_LABELS["thm34"])
+                label=ROBUST_LABELS["thm34"] + (" — explicit constants" if explicit else ""))
 
 
 def kendall_breakdown(eigenvalues_hat, n_components, n_samples, n_replaced=None, *, g_sup2=1.0):
-    r"""Theorem 3.3 (reconstructed, explicit constants): how many replaced records K̂_g withstands.
+    r"""Kim & Jung (2025), §3, Theorem 3.3 with explicit constants: how many replaced records K̂_g withstands.
+
+    The theorem states :math:`\varepsilon^* \ge c(\hat\lambda_k-\hat\lambda_{k+1})/\lVert g\rVert_\infty^2`;
+    the argument below proves it with c = (n − 1)/(4n).
 
     Replacing m records changes only the pairs that touch them:
     :math:`\hat K_g(\tilde S)-\hat K_g(S) = (1-\rho_m)(\tilde B-B)`, :math:`\rho_m = \frac{(n-m)(n-m-1)}{n(n-1)}`,
@@ -254,7 +282,7 @@ def kendall_breakdown(eigenvalues_hat, n_components, n_samples, n_replaced=None,
 
 
 def kendall_sph_rate(eigenvalues, n_components, n_samples, epsilon, delta=1e-5, *, C=1.0):
-    r"""Prop. 3.5 / eq. (3.1) (reconstructed rate, log factors dropped): spherical g-DPPCA.
+    r"""Kim & Jung (2025), §3, Prop. 3.5 / eq. (3.1) (rate, log factors dropped): spherical g-DPPCA.
 
     .. math:: \lVert\sin\Theta\rVert \lesssim \frac{\lambda_1}{\lambda_k-\lambda_{k+1}}
               \Big(\frac{r(\Sigma)\sqrt d}{n\varepsilon} + \sqrt{\frac{r(\Sigma)}{n}}\Big),\quad
@@ -278,7 +306,7 @@ def kendall_sph_rate(eigenvalues, n_components, n_samples, epsilon, delta=1e-5, 
 
 
 def analyze_gauss_rate(eigenvalues, n_components, n_samples, epsilon, delta, *, C=1.0):
-    r"""Remark 3.1: the Analyze Gauss rate for Gaussian data (Liu et al. 2022a, eq. 3), reconstructed.
+    r"""Kim & Jung (2025), Remark 3.1: the Analyze Gauss rate for Gaussian data (Liu et al. 2022, eq. 3).
 
     .. math:: \lVert\sin\Theta\rVert \lesssim \frac{\lambda_1}{\lambda_k-\lambda_{k+1}}
               \Big(\sqrt{\frac dn} + \frac{d^{3/2}\sqrt{\log(1/\delta)}}{n\varepsilon}\Big).

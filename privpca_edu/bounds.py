@@ -25,7 +25,7 @@ Conventions shared by every function here:
 References
 ----------
 .. [YWS15] Y. Yu, T. Wang and R. J. Samworth, "A useful variant of the Davis–Kahan theorem for
-   statisticians", Biometrika 102(2), 2015, Theorem 2.
+   statisticians", Biometrika 102(2), 2015, 315–323, Theorem 2.
 .. [DTTZ14] C. Dwork, K. Talwar, A. Thakurta and L. Zhang, "Analyze Gauss: optimal bounds for
    privacy-preserving principal component analysis", STOC 2014.
 .. [CSS13] K. Chaudhuri, A. Sarwate and K. Sinha, "A near-optimal algorithm for differentially
@@ -59,8 +59,8 @@ __all__ = [
     *_bounds_robust.__all__,
 ]
 
-#: Label every Davis–Kahan number carries (spec dps_pca.md §6.3): it is a computable teaching
-#: substitute for DTTZ's O(·) utility theorem, not that theorem.
+#: Label every Davis–Kahan number carries: it is a computable teaching substitute for the O(·)
+#: utility theorem of Dwork, Talwar, Thakurta & Zhang (2014), not that theorem.
 DAVIS_KAHAN_LABEL = "Davis–Kahan (Yu–Wang–Samworth form), not DTTZ's constant"
 
 #: Leading constant c in ‖E‖₂ ≈ c·√d·σ for each noise convention of privacy.symmetric_noise.
@@ -137,15 +137,25 @@ def gaussian_noise_spectral_norm(n_features, sigma, convention="upper_iid"):
 
 
 def davis_kahan(noise_norm_2, noise_norm_F, eigengap, n_components):
-    r"""Davis–Kahan sin Θ bound in the Yu–Wang–Samworth form [YWS15]_.
+    r"""Davis–Kahan sin Θ bound in the Yu–Wang–Samworth form [YWS15]_ (§2, Theorem 2).
 
-    For symmetric Σ and :math:`\hat\Sigma = \Sigma + E`, V and :math:`\hat V` the top-k
-    eigenvectors, and :math:`g = \lambda_k(\Sigma) - \lambda_{k+1}(\Sigma) > 0`:
+    Theorem 2 of [YWS15]: let Σ, Σ̂ be symmetric p×p with eigenvalues λ₁ ≥ … ≥ λ_p and
+    λ̂₁ ≥ … ≥ λ̂_p; fix 1 ≤ r ≤ s ≤ p, let d = s − r + 1 and V = (v_r, …, v_s),
+    V̂ = (v̂_r, …, v̂_s) hold orthonormal eigenvectors; with λ₀ = ∞ and λ_{p+1} = −∞ assume
+    :math:`\min(\lambda_{r-1}-\lambda_r,\ \lambda_s-\lambda_{s+1}) > 0`.  Then
+
+    .. math:: \lVert\sin\Theta(\hat V, V)\rVert_F \le
+              \frac{2\min(d^{1/2}\lVert\hat\Sigma-\Sigma\rVert_{\rm op},\ \lVert\hat\Sigma-\Sigma\rVert_F)}
+                   {\min(\lambda_{r-1}-\lambda_r,\ \lambda_s-\lambda_{s+1})} .
+
+    Here r = 1, s = k (the top-k subspace), so d = k, the gap is
+    :math:`g = \lambda_k(\Sigma) - \lambda_{k+1}(\Sigma)` and, with :math:`E = \hat\Sigma - \Sigma`,
 
     .. math:: \lVert\sin\Theta(\hat V, V)\rVert_F \le
               \frac{2\min(\sqrt k\,\lVert E\rVert_2,\ \lVert E\rVert_F)}{g} .
 
-    Deterministic: it holds for every E, with the constant 2 explicit.  Labelled
+    Deterministic: it holds for every E, with the constant 2 explicit, and only the *population*
+    gap is needed (no condition on the eigenvalues of Σ̂).  Labelled
     "Davis–Kahan, not DTTZ's constant": Dwork et al. state their utility only with O(·).
 
     Parameters
@@ -285,7 +295,8 @@ def mod_sulq_bound(n_samples, n_features, n_components, epsilon, delta, eigengap
     ``privacy.mod_sulq_noise_scale`` (Chaudhuri, Sarwate & Sinha 2013).  β grows like d/(nε),
     so ‖E‖₂ ≈ 2√d β grows like :math:`d^{3/2}`: at d = 1000, n = 10⁵, ε = 1, δ = 0.3,
     β = 0.0518 and ‖E‖₂ ≈ 3.3, far above the normalised spiked model's eigengap (≈ 0.015),
-    so the bound is vacuous and MOD-SuLQ returns a random subspace (spec dps_pca.md §5.3).
+    so the bound is vacuous and MOD-SuLQ returns a random subspace (the setting of
+    Ge et al. 2018, §5, Fig. 4(a)).
 
     Parameters and returned keys as :func:`analyze_gauss_bound` (no ``calibration``: MOD-SuLQ
     has one, the paper's).  ``sensitivity`` is the upper-triangle ℓ2 sensitivity √2B²/n, for

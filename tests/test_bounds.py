@@ -117,11 +117,11 @@ def test_analyze_gauss_noise_scale_is_the_estimators(calibration, epsilon, data)
     assert r["calibration"] == calibration and "not DTTZ" in r["label"]
 
 
-def test_mod_sulq_noise_scale_is_the_estimators_and_spec_values(data):
+def test_mod_sulq_noise_scale_is_the_estimators_and_paper_setting_values(data):
     X = np.asarray(data.X)
     est = pp.ModSuLQ(1, epsilon=1.0, delta=1e-5, random_state=0).fit(X)
     assert bounds.mod_sulq_bound(2000, 30, 1, 1.0, 1e-5, data.eigengap)["noise_scale"] == est.noise_scale_
-    # spec dps_pca.md §5.3 note 3: β = 0.0518, ‖E‖₂ ≈ 2√d β ≈ 3.3 ≫ the eigengap: vacuous
+    # Ge et al. (2018, §5, Fig. 4(a)) setting: β = 0.0518, ‖E‖₂ ≈ 2√d β ≈ 3.3 ≫ the eigengap: vacuous
     r = bounds.mod_sulq_bound(100_000, 1000, 5, 1.0, 0.3, eigengap=0.0155)
     assert r["noise_scale"] == pytest.approx(0.051847, abs=1e-6)
     assert r["expected_spectral_norm"] == pytest.approx(3.28, abs=0.01)

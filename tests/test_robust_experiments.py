@@ -157,7 +157,7 @@ def test_theorem_32_and_34_terms():
     a = B.kendall_dppca_thm32(lam_K, 2, 1000, 10, 1.0, 1e-5)
     assert a["total"] == min(1.0, a["gap_ratio"] * (a["privacy"] + a["statistical"]))
     assert a["noise_scale"] == pytest.approx(4 * math.sqrt(2 * math.log(1.25e5)) / 1000)
-    assert "reconstructed" in a["label"] and a["C"] == 1.0
+    assert "Thm 3.2" in a["label"] and "unspecified" in a["label"] and a["C"] == 1.0
     # privacy term ∝ 1/(nε), statistical ∝ 1/√n
     b = B.kendall_dppca_thm32(lam_K, 2, 4000, 10, 2.0, 1e-5)
     assert b["privacy"] == pytest.approx(a["privacy"] / 8) and b["statistical"] == pytest.approx(a["statistical"] / 2)
