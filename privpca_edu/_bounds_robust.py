@@ -78,7 +78,7 @@ def _eigs(lam_K, k):
 
 
 def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radius=None, *, family="gaussian",
-                                   df=1.0, n_draws=400_000, random_state=0):
+                                   df=1.0, n_draws=400_000, random_state=0, pair_scale="none"):
     r"""Eigenvalues :math:`\lambda_j(K_g)` of the population Kendall matrix, by Monte Carlo.
 
     Under an elliptical law with dispersion eigenvalues λ (``eigenvalues``), K_g is diagonal in
@@ -88,6 +88,11 @@ def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radi
     Han & Liu 2018); for
     ``"winsorized"`` the law matters (``family`` = "gaussian" or "t" with ``df``).  Returned in the
     order of ``eigenvalues``; they sum to 1 (spherical).  Standard error ≤ ‖g‖∞²/(2√n_draws).
+
+    ``pair_scale="sqrt2"`` uses t = (X − X̃)/√2, the definition
+    :math:`K_g = \mathbb E[g((X-X')/\sqrt2)\,g((X-X')/\sqrt2)^\top]` of Kim & Jung (the same option
+    as :class:`~privpca_edu.KendallDPPCA`'s); it changes nothing for ``"spherical"``, and for
+    ``"winsorized"`` radius r with it equals ½ × (radius √2·r without it).
     """
     lam = np.asarray(eigenvalues, dtype=np.float64).ravel()
     if lam.size < 1 or np.any(~np.isfinite(lam)) or np.any(lam <= 0):
@@ -97,6 +102,8 @@ def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radi
     check_option(family, "family", ("gaussian", "t"))
     r = 1.0 if kind == "spherical" else (math.sqrt(lam.size) if radius is None else check_positive(radius, "radius"))
     n_draws = check_int(n_draws, "n_draws", low=1000)
+    check_option(pair_scale, "pair_scale", ("none", "sqrt2"))
+    pair_factor = 0.5 if pair_scale == "sqrt2" else 1.0  # ‖t/√2‖² = ‖t‖²/2
     rng = check_random_state(random_state)
     acc = np.zeros(lam.size)
     done = 0
@@ -109,7 +116,7 @@ def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radi
             nu = check_positive(df, "df", allow_inf=True)
             A /= np.sqrt(rng.chisquare(nu, m) / nu)[:, None]
             B /= np.sqrt(rng.chisquare(nu, m) / nu)[:, None]
-        T2 = ((A - B) * root) ** 2
+        T2 = pair_factor * ((A - B) * root) ** 2
         s2 = T2.sum(axis=1)
         w = 1.0 / s2 if kind == "spherical" else np.minimum(1.0, r * r / s2)
         acc += (T2 * w[:, None]).sum(axis=0)

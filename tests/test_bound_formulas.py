@@ -186,6 +186,19 @@ def test_prop_21_noise_scale_is_eq_25():
         assert r["noise_scale"] == pytest.approx(4 * g2 * math.sqrt(2 * math.log(1.25 / delta)) / (n * eps), rel=REL)
 
 
+def test_population_kendall_pair_scale_matches_the_papers_definition():
+    lam = [4.0, 2.0, 1.0, 1.0]
+    kw = dict(n_draws=20_000, random_state=3)
+    sph = _bounds_robust.kendall_population_eigenvalues(lam, **kw)
+    np.testing.assert_allclose(_bounds_robust.kendall_population_eigenvalues(lam, pair_scale="sqrt2", **kw), sph)
+    # g((x − x')/√2) at radius r  ==  ½ · g(x − x') at radius √2 r   (same draws: exact)
+    a = _bounds_robust.kendall_population_eigenvalues(lam, "winsorized", 1.5, pair_scale="sqrt2", **kw)
+    b = _bounds_robust.kendall_population_eigenvalues(lam, "winsorized", 1.5 * math.sqrt(2), **kw)
+    np.testing.assert_allclose(a, b / 2, rtol=1e-12)
+    with pytest.raises(ValueError, match="pair_scale"):
+        _bounds_robust.kendall_population_eigenvalues(lam, pair_scale="half", **kw)
+
+
 def test_kendall_thm32_hand_value_and_scaling():
     n, d, k, eps, delta, alpha, g2, C = 800, 5, 2, 0.7, 1e-4, 0.1, 1.0, 1.5
     gap_ratio = 0.4 / (0.3 - 0.1)
