@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetch the JavaScript that the static book serves itself, so that the built site loads nothing
 # from the internet: require.js, the Jupyter widgets HTML manager (its "embed-amd" build, which
-# renders the widget state saved in executed notebooks) and MathJax 3.
+# renders the widget state saved in executed notebooks), MathJax 3 and Thebe (the "Live Code"
+# button: it connects the page's code cells to a Jupyter kernel, see book/_ext/live_code.py).
 #
 #   bash scripts/fetch_vendor.sh          # fetch when missing or when the pins below changed
 #   FETCH_VENDOR_FORCE=1 bash scripts/fetch_vendor.sh   # fetch again regardless
@@ -25,12 +26,15 @@ PINS=(
     "requirejs     requirejs@2.3.7                      require.js"
     "html-manager  @jupyter-widgets/html-manager@1.0.6  dist/embed-amd.js"
     "mathjax       mathjax@3.2.2                        es5/tex-mml-chtml.js"
+    "thebe         thebe@0.9.3                          lib/index.js"
 )
+# Bump when the patches applied to Thebe below change (the stamp then no longer matches).
+THEBE_PATCH="thebe-offline-patch 1"
 
 log() { printf '[fetch_vendor] %s\n' "$*"; }
 die() { printf '[fetch_vendor] ERROR: %s\n' "$*" >&2; exit 1; }
 
-want="$(printf '%s\n' "${PINS[@]}" | tr -s ' ')"
+want="$(printf '%s\n' "${PINS[@]}" "$THEBE_PATCH" | tr -s ' ')"
 
 complete() {
     [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] || return 1
@@ -42,7 +46,7 @@ complete() {
 }
 
 if [ -z "${FETCH_VENDOR_FORCE:-}" ] && complete; then
-    log "book/_vendor is up to date ($(printf '%s ' $(awk '{print $2}' <<<"$want")))"
+    log "book/_vendor is up to date ($(printf '%s ' $(printf '%s\n' "${PINS[@]}" | awk '{print $2}')))"
     exit 0
 fi
 
@@ -74,11 +78,37 @@ grep -q 'define("@jupyter-widgets/html-manager"' "$tmp/out/html-manager/dist/emb
 grep -q 'define("@jupyter-widgets/controls"' "$tmp/out/html-manager/dist/embed-amd.js" \
     || die "html-manager/dist/embed-amd.js does not bundle @jupyter-widgets/controls"
 
+# Thebe 0.9 (with thebe-core 0.5 bundled in lib/index.js) has three addresses on public CDNs
+# compiled in: require.js, fetched from cdnjs the first time a widget is displayed (even for
+# the built-in ipywidgets); the base URL for widget libraries it does not bundle (jsdelivr);
+# and MathJax 2 (cdnjs) for LaTeX outputs.  Each string literal is replaced by a local value:
+# require.js and the widget-library base come from window.privpcaThebeAssets, which the book's
+# loader (book/_ext/static/privpca-thebe.js) sets to this site's own _static/ URLs before it
+# loads Thebe; MathJax 2 becomes "" (no LaTeX typesetter in Thebe outputs: the page already
+# runs MathJax 3, which cannot share the page with MathJax 2).  Each pattern must occur exactly
+# as often as expected, so a different Thebe build fails here instead of silently calling out.
+thebe_js="$tmp/out/thebe/lib/index.js"
+patch_literal() {  # literal, replacement expression, expected count
+    local found
+    found="$(grep -o -F "\"$1\"" "$thebe_js" | wc -l)"
+    [ "$found" -eq "$3" ] || die "thebe lib/index.js: expected $3 copies of \"$1\", found $found"
+    LITERAL="\"$1\"" REPLACEMENT="$2" perl -0pi -e 's/\Q$ENV{LITERAL}\E/$ENV{REPLACEMENT}/g' "$thebe_js"
+}
+patch_literal "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js" \
+    '(window.privpcaThebeAssets||{}).requirejs' 1
+patch_literal "https://cdn.jsdelivr.net/npm/" '(window.privpcaThebeAssets||{}).widgetsCdn' 2
+patch_literal "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.5/MathJax.js" '""' 2
+if grep -l -E 'cdnjs\.cloudflare\.com|cdn\.jsdelivr\.net|unpkg\.com' "$tmp/out/thebe/lib/"*.js "$tmp/out/thebe/lib/thebe.css" >&2; then
+    die "thebe still names a CDN in the files listed above"
+fi
+
 # Trim what the book never serves: source maps, the non-AMD bundle, the TypeScript build and
 # the r.js optimiser (~15 MB).  Licences and package.json files stay.
 find "$tmp/out/html-manager/dist" -name '*.map' -delete
 rm -rf "$tmp/out/html-manager/dist/embed.js" "$tmp/out/html-manager/dist/embed.js.LICENSE.txt" \
     "$tmp/out/html-manager/lib" "$tmp/out/requirejs/bin"
+find "$tmp/out/thebe/lib" -name '*.map' -delete
+rm -rf "$tmp/out/thebe/lib/types" "$tmp/out/thebe/src"
 # Sphinx would read a README.md inside the static folder as a page: keep none.
 find "$tmp/out" -maxdepth 2 -iname 'README*' -delete
 

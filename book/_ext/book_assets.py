@@ -3,16 +3,17 @@
 1. Duplicate inline scripts.  Sphinx 7.4 (the series Jupyter Book 1 requires) writes an inline
    <script> twice when an extension registers it after the builder started: the builder keeps
    it with filename ``None`` and, at write time, adds it again with filename ``''``, so the two
-   copies do not compare equal.  sphinx-thebe registers its configuration that way, and the
-   second copy throws "Identifier 'THEBE_JS_URL' has already been declared" on every page.
+   copies do not compare equal (sphinx-thebe's configuration was registered that way, and its
+   second copy threw "Identifier 'THEBE_JS_URL' has already been declared" on every page).
    Each page's script list is de-duplicated just before the page is written.
 
 2. Offline widgets.  On pages that load the Jupyter widgets HTML manager (served from
-   _static/html-manager/, see scripts/fetch_vendor.sh):
+   _static/html-manager/, see scripts/fetch_vendor.sh) or that have Live Code (live_code.py),
 
-   * its icon fonts are looked up next to the require.js URI of its own module; without help the
-     browser asks for ``<page folder>/@jupyter-widgets/html-manager/dist/*.woff2`` (404).  We map
-     that module name to the local copy (computed from the page's ``data-content_root``).
+   * (HTML manager only) its icon fonts are looked up next to the require.js URI of its own
+     module; without help the browser asks for
+     ``<page folder>/@jupyter-widgets/html-manager/dist/*.woff2`` (404).  We map that module
+     name to the local copy (computed from the page's ``data-content_root``).
    * ipywidgets typesets widget labels with MathJax 2's ``MathJax.Hub.Queue`` whenever
      ``window.MathJax`` exists, but the book loads MathJax 3, which has no ``Hub``: every
      labelled widget threw "Cannot read properties of undefined (reading 'Queue')".  On pages
@@ -35,7 +36,15 @@ ASSETS_PATH_JS = """\
      its configuration), and set the bundle's explicit override too. */
   var root = new URL(document.documentElement.dataset.content_root || "./", document.baseURI);
   var manager = new URL("_static/html-manager", root).href;
-  window.require = {paths: {"@jupyter-widgets/html-manager": manager}};
+  /* Every module of the bundle (named defines: nothing is ever loaded from these paths) takes
+     the folder of its own URI as its asset folder, so each must map into dist/: the top module
+     too, or its copy of the Font Awesome styles points at _static/ (404 once a page shows an
+     icon, as Live Code's widgets do). */
+  window.require = {paths: {
+    "@jupyter-widgets/html-manager": manager + "/dist/index",
+    "@jupyter-widgets/html-manager/dist/libembed-amd": manager + "/dist/libembed-amd",
+    "@jupyter-widgets/base": manager + "/dist/base",
+    "@jupyter-widgets/controls": manager + "/dist/controls"}};
   window.__jupyter_widgets_assets_path__ = manager + "/dist/";
 })();"""
 
@@ -94,20 +103,23 @@ def fix_page_scripts(app, pagename, templatename, context, doctree):
             unique.append(asset)
     scripts[:] = unique
 
-    # 2. widget pages
+    # 2. widget pages: saved widget state, or Live Code (live_code.py), whose widgets also typeset
     names = [_filename(asset) for asset in scripts]
-    if not any(name.endswith(WIDGET_MANAGER) for name in names):
+    saved_widgets = any(name.endswith(WIDGET_MANAGER) for name in names)
+    if not (saved_widgets or context.get("privpca_live_code")):
         return
     builder = app.builder
-    # Sphinx sorts the page's scripts by priority after this event; the widget manager has 500.
-    builder.add_js_file(None, body=ASSETS_PATH_JS, priority=490)
+    if saved_widgets:
+        # Sphinx sorts the page's scripts by priority after this event; the manager has 500.
+        builder.add_js_file(None, body=ASSETS_PATH_JS, priority=490)
     if any(MATHJAX in name for name in names):
         # after Sphinx's "window.MathJax = {config}" (500), before MathJax itself runs (deferred)
         builder.add_js_file(None, body=MATHJAX2_SHIM_JS, priority=510)
 
 
 def _add_book_css(app):
-    # Our own stylesheet (book/_ext/static holds CSS only, so no script is added to every page).
+    # Our stylesheet.  book/_ext/static also holds the favicon and privpca-thebe.js, which
+    # live_code.py adds only to pages with Live Code (nothing adds every file as a script).
     app.config.html_static_path.append(str(Path(__file__).parent / "static"))
     app.add_css_file("privpca_book.css")
 

@@ -1,0 +1,206 @@
+"""Launch buttons for the privpca_edu book: one repository setting, and Live Code from a local copy
+of Thebe (loaded by _config.yml, local_extensions).
+
+Three ways a chapter page can be built:
+
+* **static** (the default): ``repository.url`` in _config.yml is empty.  No Binder button, no
+  repository button and no Live Code button is rendered, and no page names a repository: a
+  launch button that points at a repository that does not exist would only ever 404.
+* **with a repository**: ``repository.url`` is set (a public GitHub, GitLab or other git URL).
+  The rocket menu gets *Binder* (``launch_buttons.binderhub_url``) and, when
+  ``launch_buttons.thebe`` is true, *Live Code*, which starts a Binder kernel for the page; the
+  header gets the repository button.  All of them point at that URL.
+* **live** (``PRIVPCA_BOOK_LIVE=1`` in the build's environment; ``scripts/live_book.sh`` sets it):
+  every notebook page gets *Live Code*, which connects to the Jupyter server that
+  ``scripts/live_book.sh`` runs on 127.0.0.1.  The build also executes notebooks in ``cache``
+  mode, so rebuilding after a change re-executes only the notebooks that changed.
+
+Live Code never loads anything from another host.  sphinx-thebe (which Jupyter Book 1 always
+loads) would fetch Thebe 0.8 from unpkg.com and give Thebe 0.9 options it does not read
+(``kernelOptions.name``, a Binder repository as page configuration, ``useBinder`` that
+``bootstrap()`` overrides).  Its two listeners are therefore disconnected, and each page with
+Live Code gets instead
+
+* ``window.privpcaThebeConfig``: mode (``local`` or ``binder``), kernel name, the notebook's path
+  in the repository (the kernel starts in its folder) and, for Binder, the repository;
+* ``_static/privpca-thebe.js`` and ``privpca-thebe.css`` (book/_ext/static).  On the first
+  click the script loads Thebe from ``_static/thebe/`` (npm's ``thebe`` package, fetched and
+  patched by scripts/fetch_vendor.sh so that it loads require.js from ``_static/requirejs/`` and
+  no widget code from a CDN), turns the page's code cells into Thebe cells, connects, and runs
+  the chapter's cells.
+
+In local mode the page reads the Jupyter server's address from ``_static/privpca-live/kernel.json``
+(written by scripts/live_book.sh when it starts, so a build can be reused with another port) and
+its access token from the address the script prints (``#privpca-live-token=...``, a URL fragment:
+never sent to any server, kept in the browser's localStorage for this site).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from sphinx.util import logging
+
+LOGGER = logging.getLogger(__name__)
+
+LIVE_ENV = "PRIVPCA_BOOK_LIVE"
+SCRIPT = "privpca-thebe.js"
+STYLESHEET = "privpca-thebe.css"
+
+
+def _repository_parts(url: str) -> dict:
+    """Thebe's binderOptions for a repository URL (GitHub, GitLab, or any git URL)."""
+    stripped = url.strip().rstrip("/")
+    if stripped.endswith(".git"):
+        stripped = stripped[: -len(".git")]
+    for host, provider in (("github.com/", "github"), ("gitlab.com/", "gitlab")):
+        if host in stripped:
+            path = stripped.split(host, 1)[1]
+            if path.count("/") >= 1:
+                return {"repo": path, "repoProvider": provider}
+    return {"repo": url.strip(), "repoProvider": "git"}
+
+
+def configure(app, config):
+    """Decide the mode from ``repository.url`` and the environment; adjust the theme options."""
+    options = config.html_theme_options
+    repository = (options.get("repository_url") or "").strip()
+    launch = dict(options.get("launch_buttons") or {})
+    # Live Code is ours (see the module docstring): sphinx-book-theme must not add its own.
+    want_thebe = bool(launch.pop("thebe", False))
+    live = os.environ.get(LIVE_ENV, "") == "1"
+
+    if repository:
+        options["repository_url"] = repository
+        options["launch_buttons"] = launch
+        options.setdefault("use_repository_button", True)
+    else:
+        # Nothing may point at a repository: no launch menu (sphinx-book-theme would fail on
+        # it anyway), no source-repository, issues or edit buttons.
+        options.pop("repository_url", None)
+        options.pop("launch_buttons", None)
+        for key in ("use_repository_button", "use_issues_button", "use_edit_page_button"):
+            options[key] = False
+
+    binderhub = (launch.get("binderhub_url") or "").strip().rstrip("/")
+    if live:
+        mode = "local"
+    elif repository and want_thebe and binderhub:
+        mode = "binder"
+    else:
+        mode = None
+    app.privpca_live_code = {
+        "mode": mode,
+        "repository": repository,
+        "branch": (options.get("repository_branch") or "main").strip(),
+        "binderhub_url": binderhub,
+        "path_to_docs": (options.get("path_to_docs") or "").strip("/"),
+    }
+    if live:
+        # Rebuilds for scripts/live_book.sh re-execute only notebooks whose code changed.
+        config.nb_execution_mode = "cache"
+
+
+def disconnect_sphinx_thebe(app):
+    """Remove sphinx-thebe's page script (Thebe 0.8 from unpkg.com) and page configuration."""
+    import sphinx_thebe
+
+    ours = {sphinx_thebe.init_thebe_core, sphinx_thebe.update_thebe_context}
+    for event in ("env-before-read-docs", "doctree-resolved"):
+        for listener in list(app.events.listeners.get(event, [])):
+            if listener.handler in ours:
+                app.disconnect(listener.id)
+
+
+def _is_notebook(app, pagename: str) -> bool:
+    return "kernelspec" in app.env.metadata.get(pagename, {})
+
+
+def _kernel_name(app, pagename: str) -> str:
+    spec = app.env.metadata.get(pagename, {}).get("kernelspec")
+    if isinstance(spec, str):
+        try:
+            spec = json.loads(spec)
+        except ValueError:
+            spec = {}
+    return (spec or {}).get("name") or "python3"
+
+
+def add_live_code(app, pagename, templatename, context, doctree):
+    """Put the Live Code button and its configuration on notebook pages (after the theme's 501)."""
+    # sphinx-thebe adds its stylesheet to every page; ours (privpca-thebe.css) replaces it.
+    css = context.get("css_files")
+    if css is not None:
+        css[:] = [c for c in css if not str(getattr(c, "filename", c) or "").endswith("sphinx-thebe.css")]
+    settings = getattr(app, "privpca_live_code", {})
+    mode = settings.get("mode")
+    if not mode or doctree is None or not _is_notebook(app, pagename):
+        return
+
+    source = Path(app.env.doc2path(pagename))
+    prefix = settings["path_to_docs"] + "/" if settings["path_to_docs"] else ""
+    page_config = {
+        "mode": mode,
+        "kernelName": _kernel_name(app, pagename),
+        # the notebook's path from the repository root (= the Jupyter server's root): the
+        # kernel starts in the notebook's folder, as in JupyterLab
+        "path": f"{prefix}{pagename}{source.suffix}",
+    }
+    if mode == "binder":
+        page_config["binder"] = {
+            **_repository_parts(settings["repository"]),
+            "ref": settings["branch"],
+            "binderUrl": settings["binderhub_url"],
+        }
+    app.add_js_file(None, body="window.privpcaThebeConfig = " + json.dumps(page_config) + ";", priority=480)
+    app.add_js_file(SCRIPT, priority=481, defer="defer")
+    app.add_css_file(STYLESHEET)
+    context["privpca_live_code"] = mode
+
+    tooltip = ("Run this page's code on the Jupyter kernel of scripts/live_book.sh"
+               if mode == "local" else "Run this page's code on a Binder kernel, in the page")
+    button = {
+        "type": "javascript",
+        "text": "Live Code",
+        "tooltip": tooltip,
+        "javascript": "initThebeSBT()",
+        "icon": "fas fa-play",
+        "label": "launch-thebe",
+    }
+    buttons = context.setdefault("header_buttons", [])
+    for group in buttons:
+        if group.get("label") == "launch-buttons":
+            group["buttons"].append(button)
+            break
+    else:
+        buttons.append({
+            "type": "group",
+            "tooltip": "Launch interactive content",
+            "icon": "fas fa-rocket",
+            "buttons": [button],
+            "label": "launch-buttons",
+        })
+
+
+def mark_live_build(app, exception):
+    """A live build says so in _static/privpca-live/build.json (scripts/live_book.sh checks it
+    before reusing a build, and writes kernel.json next to it)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    folder = Path(app.outdir) / "_static" / "privpca-live"
+    marker = folder / "build.json"
+    if getattr(app, "privpca_live_code", {}).get("mode") == "local":
+        folder.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps({"mode": "local"}) + "\n")
+    elif marker.exists():
+        marker.unlink()
+
+
+def setup(app):
+    app.connect("config-inited", configure)
+    app.connect("builder-inited", disconnect_sphinx_thebe)
+    app.connect("html-page-context", add_live_code, priority=502)
+    app.connect("build-finished", mark_live_build)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
