@@ -9,7 +9,7 @@
 #                (always on when CI=true; this is also what the browser tests run)
 #
 # Steps: scripts/setup_env.sh (the .venv with the package, Jupyter Book, JupyterLab),
-# scripts/fetch_vendor.sh (require.js, the widgets HTML manager and MathJax from npm into the
+# scripts/fetch_vendor.sh (require.js, the widgets HTML manager, MathJax and Thebe from npm into the
 # git-ignored book/_vendor/, so the built pages load nothing from the internet), a clean
 # build of _config.yml/_toc.yml into _build/html (every notebook is executed afresh), then
 # `python -m http.server --bind 127.0.0.1` on _build/html unless --no-serve.
@@ -49,7 +49,8 @@ if [ "$strict" -eq 1 ]; then
 fi
 echo "[build_book] building the book into _build/html${flags:+ (strict: ${flags[*]})}"
 t0=$(date +%s)
-rm -rf _build
+# A clean static build; the live build of scripts/live_book.sh (_build/live) is left alone.
+rm -rf _build/html _build/jupyter_execute _build/.doctrees
 .venv/bin/jupyter-book build . "${flags[@]}"
 echo "[build_book] built in $(( $(date +%s) - t0 )) s: $ROOT/_build/html/index.html"
 

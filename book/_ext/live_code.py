@@ -75,7 +75,8 @@ def configure(app, config):
     if repository:
         options["repository_url"] = repository
         options["launch_buttons"] = launch
-        options.setdefault("use_repository_button", True)
+        # (Jupyter Book's defaults always say False here; _config.yml leaves it to this switch)
+        options["use_repository_button"] = True
     else:
         # Nothing may point at a repository: no launch menu (sphinx-book-theme would fail on
         # it anyway), no source-repository, issues or edit buttons.

@@ -74,6 +74,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@pytest.fixture(scope="session", name="free_port")
+def _free_port_fixture():
+    """The free_port function, for test modules (they cannot import this conftest by name)."""
+    return free_port
+
+
 def wait_for_http(url: str, timeout: float, proc: subprocess.Popen | None = None) -> None:
     """Poll ``url`` until it answers 200, the process dies, or ``timeout`` seconds pass."""
     deadline = time.monotonic() + timeout

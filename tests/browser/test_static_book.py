@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,6 +56,28 @@ def test_every_built_page_is_checked(built_book):
         f"pages built but not checked: {sorted(built - set(PAGES))}; "
         f"pages expected but not built: {sorted(set(PAGES) - built)}"
     )
+
+
+def test_no_launch_or_repository_button_without_a_repository(built_book):
+    """_config.yml ships with ``repository.url`` empty: no page may offer Binder, Live Code or a
+    repository link (each would point at a repository that does not exist), nor load sphinx-thebe's
+    Thebe from unpkg.com.  (tests/test_book_launch.py checks the buttons when the URL is set.)"""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert not config["repository"]["url"], "this test is about the shipped default: no repository"
+    offenders = {}
+    for path in PAGES:
+        text = (built_book / path).read_text()
+        soup = BeautifulSoup(text, "html.parser")
+        found = [el.get("class") for el in soup.select(
+            ".dropdown-launch-buttons, .btn-launch-thebe, .btn-source-repository-button")]
+        header = soup.select_one(".article-header-buttons")
+        if header is not None:
+            found += [a["href"] for a in header.select("a[href]") if urlparse(a["href"]).scheme in {"http", "https"}]
+        found += [word for word in ("mybinder.org/v2/", "x-thebe-config", "unpkg.com", "sphinx-thebe.js", "privpcaThebeConfig")
+                  if word in text]
+        if found:
+            offenders[path] = found
+    assert not offenders, f"launch or repository links in the default build: {offenders}"
 
 
 @pytest.fixture
