@@ -182,7 +182,9 @@ def build_book() -> str:
     fetch = subprocess.run(["bash", str(ROOT / "scripts" / "fetch_vendor.sh")], cwd=ROOT, env=env,
                            capture_output=True, text=True)
     assert fetch.returncode == 0, f"scripts/fetch_vendor.sh failed:\n{fetch.stdout}\n{fetch.stderr}"
-    shutil.rmtree(ROOT / "_build", ignore_errors=True)
+    # a clean static build, as scripts/build_book.sh (the live build in _build/live stays)
+    for folder in ("html", "jupyter_execute", ".doctrees"):
+        shutil.rmtree(ROOT / "_build" / folder, ignore_errors=True)
     started = time.monotonic()
     try:
         build = subprocess.run(

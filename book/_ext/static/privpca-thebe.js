@@ -182,9 +182,20 @@
       : "Live: this page runs on a Binder kernel. Edit a cell and press Shift-Enter or ‘run’.");
   }
 
+  // The Live Code item keeps the focus, and with it its tooltip, over the status line: let go.
+  function releaseLaunchItem() {
+    window.setTimeout(function () {
+      var item = document.querySelector("button.btn-launch-thebe");
+      if (item && document.activeElement === item) {
+        item.blur();
+      }
+    }, 100);
+  }
+
   var starting = null;
   var bootstrapped = false;
   window.initThebe = function () {
+    releaseLaunchItem();
     if (!starting) {
       starting = start().catch(function (err) {
         setStatus("error", "Live Code failed: " + (err && err.message ? err.message : err));
