@@ -152,11 +152,14 @@ def test_epsilon_slider_redraws_figure(chromium, lab, notebook):
         sliders.first.wait_for(state="attached", timeout=60_000)
         target = None
         for i in range(sliders.count()):
-            label = sliders.nth(i).locator(".widget-label").first.inner_text().strip().lower()
+            # text_content, not inner_text: JupyterLab hides cells far outside the viewport, and
+            # a hidden element has no inner text
+            label = (sliders.nth(i).locator(".widget-label").first.text_content() or "").strip().lower()
             if "ε" in label or "epsilon" in label or "eps" in label:
                 target = sliders.nth(i)
                 break
-        assert target is not None, "no slider labelled ε / epsilon in the notebook's outputs"
+        assert target is not None, "no slider labelled ε / epsilon in the notebook's outputs: " + repr(
+            [sliders.nth(i).text_content() for i in range(sliders.count())])
 
         target.evaluate("el => el.closest('.jp-Cell').setAttribute('data-privpca-test', 'slider-cell')")
         cell = panel.locator("[data-privpca-test=slider-cell]")

@@ -198,7 +198,12 @@
     releaseLaunchItem();
     if (!starting) {
       starting = start().catch(function (err) {
-        setStatus("error", "Live Code failed: " + (err && err.message ? err.message : err));
+        var message = "Live Code failed: " + (err && err.message ? err.message : err);
+        if (config.mode === "local" && bootstrapped) {
+          message += ". If scripts/live_book.sh was restarted, open the address it printed this " +
+                     "time: its access key changes at every start.";
+        }
+        setStatus("error", message);
         if (!bootstrapped) {
           starting = null; // nothing on the page changed yet: a second click tries again
         }
