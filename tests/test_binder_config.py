@@ -65,7 +65,8 @@ def _make_venv(python: str, where: Path) -> Path | None:
 def _pip(python: Path, *args: str, cwd: Path = ROOT, timeout: float = 1500) -> None:
     result = subprocess.run([str(python), "-m", "pip", "install", "--progress-bar", "off", *args],
                             cwd=cwd, env=PIP_ENV, capture_output=True, text=True, timeout=timeout)
-    assert result.returncode == 0, f"pip install {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, (
+        f"pip install {' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
 
 
 def test_files_follow_repo2docker_rules():

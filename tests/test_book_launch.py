@@ -136,7 +136,8 @@ def test_repository_url_turns_binder_live_code_and_repository_button_on(builds):
     html = builds["repository"]
     text, soup = _page(html, "chapter.html")
     binder = [a["href"] for a in soup.select(".dropdown-launch-buttons a[href]")]
-    assert binder == [f"https://mybinder.org/v2/gh/example-org/privpca_edu/{BRANCH}?urlpath=lab/tree/chapter.ipynb"]
+    assert binder == [
+        f"https://mybinder.org/v2/gh/example-org/privpca_edu/{BRANCH}?urlpath=lab/tree/chapter.ipynb"]
     assert [a["href"] for a in soup.select("a.btn-source-repository-button")] == [REPO]
     live = soup.select(".dropdown-launch-buttons button.btn-launch-thebe")
     assert len(live) == 1 and live[0]["onclick"] == "initThebeSBT()"
@@ -156,7 +157,8 @@ def test_repository_url_turns_binder_live_code_and_repository_button_on(builds):
 def test_live_build_offers_live_code_on_the_local_kernel_only(builds):
     html = builds["live"]
     text, soup = _page(html, "chapter.html")
-    assert [b["onclick"] for b in soup.select(".dropdown-launch-buttons button.btn-launch-thebe")] == ["initThebeSBT()"]
+    live = soup.select(".dropdown-launch-buttons button.btn-launch-thebe")
+    assert [b["onclick"] for b in live] == ["initThebeSBT()"]
     assert not soup.select(".dropdown-launch-buttons a[href]"), "no Binder link without a repository"
     assert _thebe_config(text) == {"mode": "local", "kernelName": "python3", "path": "chapter.ipynb"}
     assert soup.select('script[src*="privpca-thebe.js"]') and soup.select('link[href*="privpca-thebe.css"]')

@@ -186,7 +186,8 @@ def test_live_code_makes_chapter_2_dashboard_live_offline(live_book, chromium):
         page.click("button.btn-launch-thebe")
         status = page.locator(".thebe-launch-button")
         page.wait_for_function(
-            "() => ['live', 'error'].includes(document.querySelector('.thebe-launch-button')?.dataset.privpcaStatus)",
+            "() => ['live', 'error'].includes("
+            "document.querySelector('.thebe-launch-button')?.dataset.privpcaStatus)",
             timeout=LIVE_TIMEOUT)
         assert status.get_attribute("data-privpca-status") == "live", status.inner_text()
         # every code cell of the chapter became a Thebe cell on the kernel of live_book.sh
@@ -219,7 +220,8 @@ def test_live_code_makes_chapter_2_dashboard_live_offline(live_book, chromium):
         while after == before and time.monotonic() < deadline:
             page.wait_for_timeout(200)
             after = image.evaluate(IMAGE_HASH_JS)
-        assert after != before, f"the figure did not change after ε moved from {value_before} to {readout.inner_text()}"
+        assert after != before, (
+            f"the figure did not change after ε moved from {value_before} to {readout.inner_text()}")
         assert float(readout.inner_text()) > float(value_before)
 
         assert not foreign, f"requests to hosts other than 127.0.0.1: {foreign}"

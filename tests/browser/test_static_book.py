@@ -72,9 +72,10 @@ def test_no_launch_or_repository_button_without_a_repository(built_book):
             ".dropdown-launch-buttons, .btn-launch-thebe, .btn-source-repository-button")]
         header = soup.select_one(".article-header-buttons")
         if header is not None:
-            found += [a["href"] for a in header.select("a[href]") if urlparse(a["href"]).scheme in {"http", "https"}]
-        found += [word for word in ("mybinder.org/v2/", "x-thebe-config", "unpkg.com", "sphinx-thebe.js", "privpcaThebeConfig")
-                  if word in text]
+            found += [a["href"] for a in header.select("a[href]")
+                      if urlparse(a["href"]).scheme in {"http", "https"}]
+        found += [word for word in ("mybinder.org/v2/", "x-thebe-config", "unpkg.com", "sphinx-thebe.js",
+                                    "privpcaThebeConfig") if word in text]
         if found:
             offenders[path] = found
     assert not offenders, f"launch or repository links in the default build: {offenders}"
