@@ -127,6 +127,10 @@ cleanup() {
     [ "$stopping" -eq 1 ] && return
     stopping=1
     trap - INT TERM
+    # Stop the servers whatever happens to this script's output (a closed pipe, as when Ctrl-C
+    # also ends a `| tee`, must not end the clean-up half way).
+    trap '' PIPE
+    set +e
     [ -n "$book_pid$kernel_pid" ] && log "stopping the servers"
     stop_pid "$book_pid"
     stop_pid "$kernel_pid"       # the Jupyter server shuts its kernels down on SIGTERM
