@@ -47,25 +47,23 @@ from privpca_edu.experiments import robust as robust_experiments  # noqa: E402
 TARGET_MS = 50.0
 
 
-def _clear_robust():
-    for f in (robust_experiments._coupled_data, robust_experiments._explorer_statistics,
-              robust_experiments._breakdown_base, robust_experiments._breakdown_parts,
-              robust_experiments._breakdown_curves):
-        f.cache_clear()
-    getattr(robust_experiments, "clear_caches", lambda: None)()
-
-
-def _clear_dps():
-    getattr(dps_experiments, "clear_caches", lambda: None)()
-    for name in ("_nonprivate_mean", "_cached_map"):
-        getattr(dps_experiments, name).cache_clear()
+def _clear(module):
+    """The module's ``clear_caches`` (or, where it has none, every ``lru_cache`` in it)."""
+    def clear():
+        if hasattr(module, "clear_caches"):
+            module.clear_caches()
+            return
+        for value in vars(module).values():
+            if hasattr(value, "cache_clear"):
+                value.cache_clear()
+    return clear
 
 
 TWINS = {
-    "ldp (ch. 6)": (widgets.ldp_dashboard, ldp_experiments.clear_caches),
-    "dps (ch. 8)": (widgets.dps_pca_dashboard, _clear_dps),
-    "heavy_tails (ch. 9)": (widgets.heavy_tails_dashboard, _clear_robust),
-    "breakdown (ch. 9)": (widgets.breakdown_dashboard, _clear_robust),
+    "ldp (ch. 6)": (widgets.ldp_dashboard, _clear(ldp_experiments)),
+    "dps (ch. 8)": (widgets.dps_pca_dashboard, _clear(dps_experiments)),
+    "heavy_tails (ch. 9)": (widgets.heavy_tails_dashboard, _clear(robust_experiments)),
+    "breakdown (ch. 9)": (widgets.breakdown_dashboard, _clear(robust_experiments)),
 }
 
 

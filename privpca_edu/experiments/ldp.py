@@ -50,6 +50,7 @@ from ..estimators.local import (LocalGaussianPCA, LocalSparsePCA, default_sparse
 from ..privacy import symmetric_noise
 from ..subspace import (_sin_theta, random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors,
                         truncate_rows)
+from ._lockstep import ddot_rows
 from ._threads import in_parallel, n_workers
 
 __all__ = [
@@ -573,13 +574,6 @@ def _projection_error(basis, V):
     return math.sqrt(2.0) * _sin_theta(np.ascontiguousarray(basis.T).T, V)
 
 
-def _ddot_rows(D):
-    """Per matrix of a stack, the dot product of its raveled entries (as the ADMM's residual norms:
-    one BLAS ddot each, so the sums are the same bit for bit)."""
-    F = D.reshape(D.shape[0], -1)
-    return np.matmul(F[:, None, :], F[:, :, None])[:, 0, 0]
-
-
 def _fantope_admm_batch(S, k, lam, *, rho=None, adaptive_rho=False, tol=1e-4, max_iter=1000):
     r""":func:`~privpca_edu.estimators.local.fantope_admm` on a stack of m problems in lock step.
 
@@ -632,8 +626,8 @@ def _fantope_admm_batch(S, k, lam, *, rho=None, adaptive_rho=False, tol=1e-4, ma
             np.maximum(Yn, 0.0, out=Yn)
             np.copysign(Yn, Z, out=Yn)
             Un = Z - Yn
-            r = np.sqrt(_ddot_rows(X - Yn))
-            s = ra * np.sqrt(_ddot_rows(Yn - Ya))
+            r = np.sqrt(ddot_rows(X - Yn))
+            s = ra * np.sqrt(ddot_rows(Yn - Ya))
             done = np.maximum(r * r, s * s) <= threshold
             if adaptive_rho:
                 up = ~done & (r > 10 * s)
