@@ -123,6 +123,25 @@ def test_heavy_tails_explorer_nsggd_is_the_estimator_fit(contamination, df, epsi
         assert r["noise_scale"]["NSGGD"] == fit.noise_scale_
 
 
+def test_heavy_tails_statistics_on_two_threads_are_the_serial_ones(monkeypatch):
+    # The spherical Kendall matrix is computed on a second thread: the same statistics and the
+    # same noise draws as one after the other.
+    kw = dict(contamination=0.1, df=2.0, epsilon=0.7, n_samples=300, n_features=6, n_reps=2)
+    ex.clear_caches()
+    threaded = ex.heavy_tails_explorer(**kw)
+    ex.clear_caches()
+    monkeypatch.setenv("PRIVPCA_THREADS", "1")
+    serial = ex.heavy_tails_explorer(**kw)
+    for m in ex.METHODS:
+        assert np.array_equal(threaded["losses"][m], serial["losses"][m])
+        assert np.array_equal(threaded["directions"][m], serial["directions"][m])
+    a = ex._explorer_statistics(300, 6, 2.0, 0.1, 0, "paper", "classic")[0]["sph"][1].statistic
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = KendallDPPCA(2).release_parts(ex._coupled_data(300, 6, 2.0, 0.1, 0)[0]).statistic
+    assert np.array_equal(a, b)
+
+
 def test_breakdown_demo_covariance_breaks_kendall_holds():
     r = ex.breakdown_demo(fraction=0.05, distance=30.0)
     # 10 far outliers turn the covariance's first component; Kendall's τ barely moves

@@ -46,6 +46,7 @@ from ..estimators.robust import (NSGGD, SGPCA, KendallDPPCA, NonPrivateAnalyzeGa
                                  nsggd_noise_scale)
 from ..privacy import symmetric_noise
 from ..subspace import fix_signs, random_orthonormal, subspace_distance, top_eigenvectors
+from ._threads import in_parallel
 
 __all__ = [
     "METHODS",
@@ -311,8 +312,13 @@ def _explorer_statistics(n, d, df, contamination, seed, baselines, calibration):
         "SGPCA": SGPCA(k, spikes=tuple(s - 1.0 for s in _SPIKES), calibration=calibration),
     }
     rng = np.random.default_rng([seed, 4242])
+    # The two Kendall τ matrices (O(n²d) each, in large BLAS products and array operations that
+    # release the GIL) are most of the work: the spherical one goes to a second thread.
     with _quiet():
-        parts = {m: (est, est.release_parts(X)) for m, est in ests.items()}
+        sph, rest = in_parallel(lambda: ests["sph"].release_parts(X),
+                                lambda: {m: est.release_parts(X) for m, est in ests.items() if m != "sph"})
+    rest["sph"] = sph
+    parts = {m: (est, rest[m]) for m, est in ests.items()}
     noise = {m: symmetric_noise(d, 1.0, convention=p.convention, random_state=rng) for m, (_, p) in parts.items()}
     return parts, noise, int(rng.integers(2**31))
 
