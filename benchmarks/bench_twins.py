@@ -22,10 +22,8 @@ a shared machine wall time grows with the load; CPU time much less.  BLAS is hel
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -36,6 +34,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from _timing import wall_and_cpu, write_json  # noqa: E402
 from bench_widgets import _random_value  # noqa: E402  (the same random control changes)
 
 from privpca_edu import widgets  # noqa: E402
@@ -92,10 +91,9 @@ def bench(make, clear, n_changes, rng, mode):
         control = dashboard.controls[name]
         control.value = _random_value(control, rng)
         params = dashboard.params()
-        start, start_cpu = time.perf_counter(), time.process_time()
-        dashboard.compute(**params)
-        wall.append((time.perf_counter() - start) * 1e3)
-        cpu.append((time.process_time() - start_cpu) * 1e3)
+        w, c, _ = wall_and_cpu(lambda: dashboard.compute(**params))
+        wall.append(w * 1e3)
+        cpu.append(c * 1e3)
         moved.append(name)
     per_control = {}
     for name in names:
@@ -136,9 +134,7 @@ def main(argv=None):
                           f"{pc['wall']['max_ms']:8.1f} {pc['cpu']['p50_ms']:8.1f} {pc['cpu']['p95_ms']:8.1f}"
                           f"   ({pc['changes']} changes)")
     print("(wall and process-CPU time of the twin call alone; caches cleared before each dashboard)")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(results, fh, indent=2)
+    write_json(args.json, results)
     return results
 
 
