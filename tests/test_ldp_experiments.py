@@ -212,6 +212,69 @@ def test_dashboard_curves_on_two_threads_are_the_serial_ones(monkeypatch, kw):
     assert threaded["errors"] == serial["errors"]
 
 
+def _reference_errors(kind, ns, *rest):
+    """The straightforward computation: one estimator fit per noise draw, notes as _Notes records them."""
+    out = []
+    for n in ns:
+        with L._Notes() as notes:
+            errors, iters = L._errors_now(kind, n, *rest)
+        out.append((errors, iters, tuple(notes.messages)))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse", "central", "nonprivate"])
+@pytest.mark.parametrize("eps, p, k, s, calibration", [(4.0, 20, 2, 4, "replacement"), (0.5, 12, 2, 5, "paper"),
+                                                       (2.0, 12, 2, 5, "paper"), (3.0, 9, 1, 3, "analytic"),
+                                                       (8.0, 31, 3, 8, "replacement")])
+def test_dashboard_batch_is_one_fit_at_a_time(kind, eps, p, k, s, calibration):
+    # The dashboard computes each method at all n at once (cached standard noise rescaled by σ(ε),
+    # one calibration per ε, the ADMMs in lock step; from p = 30 on, on two threads): the errors,
+    # ADMM iteration counts and notes must be those of fitting the estimators one by one, exactly.
+    if kind == "central":
+        calibration = "analytic" if calibration == "analytic" else "classic"
+    ns = tuple(max(n, p) for n in (L.DASHBOARD_N_CENTRAL if kind == "central" else L.DASHBOARD_N))
+    rest = (p, k, s, 10.0, eps, 1e-4, calibration, 2, 0)
+    fast = L._errors_batch(kind, ns, *rest)
+    for (e, it, notes), (e0, it0, notes0) in zip(fast, _reference_errors(kind, ns, *rest)):
+        assert np.array_equal(e, e0)
+        assert (it is None and it0 is None) or np.array_equal(it, it0)
+        assert notes == notes0
+
+
+def test_dashboard_batch_rerun_of_an_unconverged_admm(monkeypatch):
+    # An ADMM that reaches max_iter is rerun by fantope_admm itself, so its ConvergenceWarning
+    # reaches the notes as the one-by-one fits raise it.
+    monkeypatch.setattr(L, "DASHBOARD_SOLVER", (("adaptive_rho", True), ("max_iter", 8)))
+    ns = (10_000, 1_000_000)
+    rest = (20, 2, 4, 10.0, 4.0, 1e-4, "replacement", 2, 0)
+    fast = L._errors_batch("sparse", ns, *rest)
+    ref = _reference_errors("sparse", ns, *rest)
+    assert any("max_iter=8" in m for _, _, notes in fast for m in notes)
+    for (e, it, notes), (e0, it0, notes0) in zip(fast, ref):
+        assert np.array_equal(e, e0) and np.array_equal(it, it0) and notes == notes0
+
+
+@pytest.mark.parametrize("adaptive_rho, max_iter", [(True, 1000), (False, 1000), (True, 5)])
+def test_fantope_admm_batch_is_fantope_admm(adaptive_rho, max_iter):
+    import warnings
+
+    from privpca_edu.estimators.local import fantope_admm
+
+    rng = np.random.default_rng(3)
+    d, k = 9, 2
+    A = rng.standard_normal((6, d, d)) / 4
+    A = (A + A.transpose(0, 2, 1)) / 2 + np.diag(np.r_[2.0, 1.5, np.zeros(d - 2)])
+    A[5] = 0.0  # ρ₀ = 1 when S = 0
+    lams = np.array([0.0, 0.01, 0.05, 0.1, 0.3, 0.05])
+    Y, n_iter, converged = L._fantope_admm_batch(A, k, lams, adaptive_rho=adaptive_rho, max_iter=max_iter)
+    for i in range(len(A)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = fantope_admm(A[i], k, lams[i], adaptive_rho=adaptive_rho, max_iter=max_iter)
+        assert np.array_equal(Y[i], ref.Y) and n_iter[i] == ref.n_iter and converged[i] == ref.converged
+    assert converged.all() == (max_iter == 1000)
+
+
 def test_map_with_warnings_keeps_each_items_warnings():
     import warnings
 

@@ -96,6 +96,52 @@ def test_heavy_tails_explorer_result_and_cache():
         ex.heavy_tails_explorer(contamination=1.5)
 
 
+@pytest.mark.parametrize("contamination, df, epsilon, delta, baselines", [
+    (0.0, math.inf, 1.0, 1e-5, "paper"),  # the book's defaults
+    (0.05, 1.0, 5.0, 1e-3, "private"),
+    (0.2, 3.0, math.inf, 1e-5, "paper"),
+    (0.1, 2.0, 0.2, 1e-8, "private"),
+])
+def test_heavy_tails_explorer_nsggd_is_the_estimator_fit(contamination, df, epsilon, delta, baselines):
+    # The twin runs NSGGD on all data sets at once with its ε-independent inputs (prepared rows,
+    # Haar start, standard noise draws) cached; the result must be NSGGD(…).fit(X) on each, exactly.
+    from privpca_edu.estimators.robust import NSGGD
+
+    n, d = 300, 8
+    r = ex.heavy_tails_explorer(contamination, df, epsilon, delta, n_samples=n, n_features=d, n_reps=3,
+                                baselines=baselines)
+    for rep in range(3):
+        X, V, u, _ = ex._coupled_data(n, d, df, contamination, rep)
+        seed = ex._explorer_statistics(n, d, df, contamination, rep, baselines, "classic")[2]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = NSGGD(2, epsilon=epsilon, delta=delta, paper_normalization=baselines == "paper",
+                        data_norm=math.sqrt(d), random_state=seed).fit(np.asarray(X))
+        assert r["losses"]["NSGGD"][rep] == ex._loss(fit.components_.T, V)
+        if rep == 0:
+            assert np.array_equal(r["directions"]["NSGGD"], np.column_stack([V[:, 0], u]).T @ fit.components_.T)
+        assert r["noise_scale"]["NSGGD"] == fit.noise_scale_
+
+
+def test_heavy_tails_statistics_on_two_threads_are_the_serial_ones(monkeypatch):
+    # The spherical Kendall matrix is computed on a second thread: the same statistics and the
+    # same noise draws as one after the other.
+    kw = dict(contamination=0.1, df=2.0, epsilon=0.7, n_samples=300, n_features=6, n_reps=2)
+    ex.clear_caches()
+    threaded = ex.heavy_tails_explorer(**kw)
+    ex.clear_caches()
+    monkeypatch.setenv("PRIVPCA_THREADS", "1")
+    serial = ex.heavy_tails_explorer(**kw)
+    for m in ex.METHODS:
+        assert np.array_equal(threaded["losses"][m], serial["losses"][m])
+        assert np.array_equal(threaded["directions"][m], serial["directions"][m])
+    a = ex._explorer_statistics(300, 6, 2.0, 0.1, 0, "paper", "classic")[0]["sph"][1].statistic
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = KendallDPPCA(2).release_parts(ex._coupled_data(300, 6, 2.0, 0.1, 0)[0]).statistic
+    assert np.array_equal(a, b)
+
+
 def test_breakdown_demo_covariance_breaks_kendall_holds():
     r = ex.breakdown_demo(fraction=0.05, distance=30.0)
     # 10 far outliers turn the covariance's first component; Kendall's τ barely moves

@@ -1,8 +1,10 @@
 """Independent pieces of a dashboard twin on two cores: the same numbers, less waiting.
 
-A control change that recomputes a whole curve (the local-DP chapter's sparse PCA at seven n,
-the attack chapter's eigendecompositions at thirteen ε) spends its time in LAPACK, which
-releases the GIL: two threads finish it in about half the wall time.  Every piece is computed
+A control change that recomputes a whole curve (the local-DP chapter's batch of ADMMs from p = 30
+on, the attack chapter's eigendecompositions at thirteen ε) or large statistics (the heavy-tails
+chapter's Kendall τ matrices) spends its time in LAPACK, BLAS and large array operations, which
+release the GIL: two threads finish it in about half the wall time on an idle two-core machine
+(on a loaded one, in about the same time as one).  Every piece is computed
 exactly as it would be serially (BLAS is held at one thread for the whole parallel section, so no
 piece's arithmetic depends on the other), and results come back in order.
 

@@ -24,9 +24,10 @@ from ..datasets import spiked_sparse, spiked_sparse_scatter
 from ..estimators import PPCA
 from ..estimators._bingham import bingham_gibbs
 from ..estimators._power import initial_basis
-from ..estimators.dps_pca import run_dps_pca
+from ..estimators.dps_pca import _sparse_product, run_dps_pca
 from ..privacy import dps_pca_sigma, mod_sulq_noise_scale, symmetric_noise
-from ..subspace import _sin_theta, random_subspace_distance, subspace_distance, top_eigenvectors
+from ..subspace import _sin_theta, random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors
+from ._lockstep import sin_theta_rows
 
 __all__ = [
     "SCALES",
@@ -307,14 +308,120 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
     return dict(epsilon=epsilons, n_samples=ns, ratio=ratio, valid=valid)
 
 
-@functools.lru_cache(maxsize=64)
+#: The dashboard's largest T: the seeds' noise is drawn this far once (later draws never change
+#: earlier ones), so moving the T slider draws nothing new.
+_DRAWS_T = 30
+
+
+def _seed_draws(d, k, s_hat, threshold_init, n_seeds, T):
+    """Every seed's start Q(1) and standard noise draws Z(1), …, Z(T), stacked ((m, d, k) and
+    (T, m, d, k)): what ``DPSPCA(random_state=seed)`` takes from its stream, in that order
+    (:func:`trajectories`).  The noise of iteration t is σ·Z(t) bit for bit
+    (``rng.standard_normal(shape) * σ``), so the draws serve every ε, δ, N and calibration."""
+    Q1, Z = _seed_draws_cached(d, k, s_hat if threshold_init else None, bool(threshold_init), n_seeds,
+                               max(T, _DRAWS_T))
+    return Q1, Z[:T]
+
+
+@functools.lru_cache(maxsize=32)
+def _seed_draws_cached(d, k, s_hat, threshold_init, n_seeds, T):
+    Q1 = np.empty((n_seeds, k, d)).transpose(0, 2, 1)  # each Q(1) column-major, as thin_qr returns it
+    Z = np.empty((T, n_seeds, d, k))
+    for seed in range(n_seeds):
+        rng = check_random_state(seed)
+        Q1[seed] = initial_basis("random", d, k, s_hat, threshold_init, rng)  # s_hat is used only to threshold
+        for t in range(T):
+            Z[t, seed] = rng.standard_normal((d, k))
+    Q1.setflags(write=False)
+    Z.setflags(write=False)
+    return Q1, Z
+
+
+def _products(C, Q):
+    """``estimators.dps_pca._sparse_product(C, Q[b])`` for every basis of the stack Q."""
+    d = C.shape[0]
+    rows = [np.flatnonzero(Qb.any(axis=1)) for Qb in Q]
+    sizes = {r.size for r in rows}
+    if all(size > d // 2 for size in sizes):
+        return np.matmul(C, Q)
+    if len(sizes) == 1:  # the usual case after the first step: ŝ kept rows in every basis
+        rows = np.array(rows)
+        picked = np.take_along_axis(Q, rows[:, :, None], axis=1)
+        return np.matmul(picked.transpose(0, 2, 1), C[rows]).transpose(0, 2, 1)
+    return np.array([_sparse_product(C, Qb) for Qb in Q])
+
+
+def _kept_rows_stack(V, n_rows):
+    """``subspace.kept_rows(V[b], n_rows)`` for every matrix of a stack: (m, n_rows) sorted indices
+    (largest row norms; among ties at the cut-off, the smaller indices)."""
+    norms = np.einsum("bij,bij->bi", V, V)
+    d = norms.shape[1]
+    cut = np.partition(norms, d - n_rows, axis=1)[:, d - n_rows, None]
+    greater = norms > cut
+    ties = norms == cut
+    room = n_rows - greater.sum(axis=1, keepdims=True)
+    keep = greater | (ties & (np.cumsum(ties, axis=1) <= room))
+    return np.nonzero(keep)[1].reshape(len(V), n_rows)
+
+
+def _lockstep_trajectories(scatter, n, truth, Q1, Z, s_hat, sigma):
+    """``D(Q(t), Q*)`` for t = 1..T+1 of every seed, and the last bases: the iterations of
+    :func:`run_dps_pca` (its aggregated path: the server sees (ΣᵢCᵢ)Q + ΣᵢGᵢ, here
+    ``scatter @ Q + σ·Z(t)`` with σ the total noise scale) and of ``truncated_orthogonal_iteration``,
+    for all seeds at once.  The QR factorisations are :func:`~privpca_edu.subspace.thin_qr` on each
+    seed's matrix; products, noise, row selection and distances are stacked.  Bit for bit the
+    trajectories of :func:`trajectories` (tested)."""
+    m, d, k = Q1.shape
+    T = Z.shape[0]
+    out = np.empty((m, T + 1))
+    Q = Q1
+    out[:, 0] = sin_theta_rows(Q, truth)
+    with single_threaded_blas():
+        for t in range(T):
+            K = (_products(scatter, Q) + Z[t] * sigma) / n
+            Q = np.zeros((m, k, d)).transpose(0, 2, 1)
+            if s_hat == d:
+                for b in range(m):
+                    Q[b] = thin_qr(thin_qr(K[b])[0])[0]
+            else:
+                V = np.array([thin_qr(Kb)[0] for Kb in K])
+                for b, keep in enumerate(_kept_rows_stack(V, s_hat)):
+                    Q[b, keep] = thin_qr(V[b, keep])[0]
+            out[:, t + 1] = sin_theta_rows(Q, truth)
+    return out, Q
+
+
+_NONPRIVATE = {}  # (model, ŝ, seeds, start) → (trajectories with σ = 0 up to the largest T asked, last bases)
+
+
 def _nonprivate_mean(n_samples, d, k, support_size, data_seed, s_hat, T, n_seeds, threshold_init):
-    scatter, n, truth, _ = model_scatter(n_samples, d, k, support_size, data_seed)
-    runs = trajectories(scatter, n, truth, epsilon=math.inf, delta=0.5, sparsity=s_hat, n_iter=T,
-                        seeds=range(n_seeds), threshold_init=threshold_init)
-    out = runs.mean(axis=0)
+    """Mean trajectory with σ = 0 (``trajectories(epsilon=inf)``), cached independently of T: the
+    first T steps do not depend on how many follow, so a longer run's prefix is the answer, and a
+    larger T continues the stored run from its last bases with the same (zero-scaled) draws."""
+    key = (n_samples, d, k, support_size, data_seed, s_hat, n_seeds, threshold_init)
+    runs, last = _NONPRIVATE.pop(key, (None, None))
+    done = -1 if runs is None else runs.shape[1] - 1
+    if done < T:
+        scatter, n, truth, _ = model_scatter(n_samples, d, k, support_size, data_seed)
+        Q1, Z = _seed_draws(d, k, s_hat, threshold_init, n_seeds, T)
+        if runs is None:
+            runs, last = _lockstep_trajectories(scatter, n, truth, Q1, Z, s_hat, 0.0)
+        else:
+            more, last = _lockstep_trajectories(scatter, n, truth, last, Z[done:], s_hat, 0.0)
+            runs = np.concatenate([runs, more[:, 1:]], axis=1)
+    _NONPRIVATE[key] = (runs, last)  # most recently used last
+    while len(_NONPRIVATE) > 64:
+        _NONPRIVATE.pop(next(iter(_NONPRIVATE)))
+    out = runs[:, : T + 1].mean(axis=0)
     out.setflags(write=False)
     return out
+
+
+def clear_caches():
+    """Forget the chapter dashboard's cached draws and trajectories (e.g. before timing a cold start)."""
+    for f in (_seed_draws_cached, _cached_map, _book_spectrum):
+        f.cache_clear()
+    _NONPRIVATE.clear()
 
 
 @functools.lru_cache(maxsize=64)
@@ -349,17 +456,11 @@ def dps_pca_explorer(epsilon=1.0, delta=0.3, sparsity=20, n_iter=10, n_providers
     N = check_int(n_providers, "n_providers", low=1, high=n_samples)
     scatter, n, truth, _ = model_scatter(n_samples, d, k, support_size, data_seed)
     sigma = dps_pca_sigma(epsilon, delta, T, method=calibration)
-    sizes = np.full(N, n // N)
-    sizes[: n - sizes.sum()] += 1
-    share = scatter / N  # N equal shares: only their sum enters the aggregate (see docstring)
-    runs = np.empty((n_seeds, T + 1))
-    with single_threaded_blas():
-        for seed in range(n_seeds):
-            rng = check_random_state(seed)
-            Q1 = initial_basis("random", d, k, s_hat, threshold_init, rng)
-            history, _ = run_dps_pca([share] * N, sizes, Q1, s_hat, T, sigma, random_state=rng,
-                                     total_scatter=scatter)
-            runs[seed] = [_sin_theta(Q, truth) for Q in history]
+    # Only the aggregate reaches the estimate: run_dps_pca([scatter / N] * N, sizes, …,
+    # total_scatter=scatter) for each seed, which the lock-step runner reproduces bit for bit with
+    # the seeds' cached start and noise draws (the independent Gᵢ sum to √N·σ times one draw).
+    Q1, Z = _seed_draws(d, k, s_hat, bool(threshold_init), n_seeds, T)
+    runs = _lockstep_trajectories(scatter, n, truth, Q1, Z, s_hat, sigma * math.sqrt(N))[0]
     free = _nonprivate_mean(n_samples, d, k, support_size, data_seed, s_hat, T, n_seeds, bool(threshold_init))
     lam = _book_spectrum(n_samples, d, k, support_size, data_seed)
     bound = thm43(epsilon, delta, T, n, N, d, k, support_size, s_hat, lam, calibration=calibration)

@@ -42,13 +42,16 @@ from functools import lru_cache
 import numpy as np
 
 from .. import _bounds_ldp
-from .._validation import check_delta, check_epsilon, check_int, check_option, check_positive
+from .._validation import check_delta, check_epsilon, check_int, check_option, check_positive, single_threaded_blas
 from ..datasets._ldp import ldp_spiked_model
 from ..estimators import AnalyzeGauss
-from ..estimators.local import LocalGaussianPCA, LocalSparsePCA, local_noise_scale
+from ..estimators.local import (LocalGaussianPCA, LocalSparsePCA, default_sparse_penalty, fantope_admm,
+                               local_noise_scale)
 from ..privacy import symmetric_noise
-from ..subspace import random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors, truncate_rows
-from ._threads import map_with_warnings
+from ..subspace import (_sin_theta, random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors,
+                        truncate_rows)
+from ._lockstep import ddot_rows
+from ._threads import in_parallel, n_workers
 
 __all__ = [
     "BOOK_DENSE",
@@ -535,13 +538,16 @@ DASHBOARD_N_CENTRAL = (30, 100, 300, 1000, 3000, 10_000, 30_000, 100_000, 300_00
 #: The solver the dashboard uses for Algorithm 2 (residual balancing: ~15 iterations instead of
 #: ~50, the same solution to the tolerance).
 DASHBOARD_SOLVER = (("adaptive_rho", True),)
-#: From this many features on, the dashboard's seven ADMM runs go to two threads.
+#: From this many features on, the dashboard's ADMM batch is split over two threads (below, the
+#: Python overhead between the small eigendecompositions holds the GIL for most of the time).
 PARALLEL_MIN_FEATURES = 30
 
 
 def _errors_now(kind, n, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed):
     """Errors of one method ("dense", "sparse", "central" or "nonprivate") at one n (and the
-    ADMM iteration counts of "sparse"); warnings propagate to the caller."""
+    ADMM iteration counts of "sparse"), through the estimators one fit at a time; warnings
+    propagate to the caller.  The straightforward computation: the dashboard computes the same
+    numbers, bit for bit, with :func:`_errors_batch` (the tests compare the two)."""
     data = second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
     S, V = np.asarray(data["second_moment"]), np.asarray(data["components"])
     iters = None
@@ -555,17 +561,167 @@ def _errors_now(kind, n, p, k, s, gap, epsilon, delta, calibration, n_repeats, s
     return _frozen(errors), None if iters is None else _frozen(iters)
 
 
+@lru_cache(maxsize=1024)
+def _unit_noise(p, convention, seed, *purpose):
+    """The standard draw Z of one noise stream (σ = 1): ``symmetric_noise(p, σ, …)`` from the same
+    stream is σ·Z bit for bit (it scales its draw last), so Z serves every ε and every n."""
+    return _frozen(symmetric_noise(p, 1.0, convention=convention, random_state=_stream(seed, *purpose)))
+
+
+def _projection_error(basis, V):
+    """``subspace_distance(components, V, kind="projection")`` for components = basis.T stored as
+    the estimators store it (a C-contiguous (k, d) array), without the input checks."""
+    return math.sqrt(2.0) * _sin_theta(np.ascontiguousarray(basis.T).T, V)
+
+
+def _fantope_admm_batch(S, k, lam, *, rho=None, adaptive_rho=False, tol=1e-4, max_iter=1000):
+    r""":func:`~privpca_edu.estimators.local.fantope_admm` on a stack of m problems in lock step.
+
+    Every problem runs exactly the iterations of ``fantope_admm`` (same updates, same Fantope
+    projection as :func:`~privpca_edu.subspace.fantope_projection`, its own ρ, residual balancing
+    and stopping rule) and leaves the batch when its rule holds; what the batch shares is one
+    stacked eigendecomposition (LAPACK on each matrix, as for one) and one numpy call per step
+    instead of m.  The iterates are bit for bit those of ``fantope_admm`` (tested).
+
+    Returns ``(Y, n_iter, converged)``: the final sparse iterates (m, d, d) and per-problem counts.
+    """
+    m, d, _ = S.shape
+    lam = np.asarray(lam, dtype=np.float64)
+    if rho is None:
+        rho = np.abs(S).reshape(m, -1).max(axis=1)
+        rho[rho == 0] = 1.0
+    else:
+        rho = np.full(m, float(rho))
+    Y, U = np.zeros((m, d, d)), np.zeros((m, d, d))
+    n_iter, converged = np.zeros(m, dtype=int), np.zeros(m, dtype=bool)
+    threshold = k * tol**2
+    active = np.arange(m)
+    last = 2 * d - 1
+    with single_threaded_blas(), np.errstate(divide="ignore", invalid="ignore"):
+        for it in range(1, max_iter + 1):
+            Ya, Ua, ra = Y[active], U[active], rho[active]
+            M = Ya - Ua
+            M += S[active] / ra[:, None, None]
+            # X ← P_Fantope(M): the exact θ of subspace._fantope_project, for each matrix
+            gamma, W = np.linalg.eigh(M)
+            breaks = np.sort(np.concatenate([gamma, gamma - 1.0], axis=1), axis=1)
+            values = np.clip(gamma[:, None, :] - breaks[:, :, None], 0.0, 1.0).sum(axis=2)
+            i = np.count_nonzero(values >= k, axis=1) - 1
+            j = np.minimum(i + 1, last)
+            rows = np.arange(len(active))
+            vi, lo = values[rows, i], breaks[rows, i]
+            theta = np.where((vi == k) | (i == last), lo,
+                             lo + (vi - k) / (vi - values[rows, j]) * (breaks[rows, j] - lo))
+            weights = np.clip(gamma - theta[:, None], 0.0, 1.0)
+            first = np.count_nonzero(weights <= 0, axis=1)
+            X = np.empty_like(M)
+            for a in range(len(active)):  # the positive weights are a suffix (γ ascending)
+                Wk = W[a][:, first[a]:]
+                P = (Wk * weights[a, first[a]:]) @ Wk.T
+                X[a] = (P + P.T) / 2
+            # Y ← SoftThreshold_{λ/ρ}(X + U), U ← U + X − Y
+            Z = X + Ua
+            Yn = np.abs(Z)
+            Yn -= (lam[active] / ra)[:, None, None]
+            np.maximum(Yn, 0.0, out=Yn)
+            np.copysign(Yn, Z, out=Yn)
+            Un = Z - Yn
+            r = np.sqrt(ddot_rows(X - Yn))
+            s = ra * np.sqrt(ddot_rows(Yn - Ya))
+            done = np.maximum(r * r, s * s) <= threshold
+            if adaptive_rho:
+                up = ~done & (r > 10 * s)
+                down = ~done & ~up & (s > 10 * r)
+                ra = np.where(up, ra * 2.0, np.where(down, ra / 2.0, ra))
+                Un[up] /= 2.0
+                Un[down] *= 2.0
+            Y[active], U[active], rho[active] = Yn, Un, ra
+            n_iter[active] = it
+            converged[active[done]] = True
+            active = active[~done]
+            if active.size == 0:
+                break
+    return Y, n_iter, converged
+
+
+def _sparse_solutions(released, k, lams, est, n_threads):
+    """Algorithm 2's ADMM on every released matrix (one batch, or two halves on two threads)."""
+    solve = lambda part: _fantope_admm_batch(released[part], k, lams[part], rho=est.rho,  # noqa: E731
+                                             adaptive_rho=bool(est.adaptive_rho), tol=est.tol,
+                                             max_iter=est.max_iter)
+    m = len(released)
+    if n_threads < 2 or m < 2:
+        return solve(slice(None))
+    half = (m + 1) // 2
+    a, b = in_parallel(lambda: solve(slice(0, half)), lambda: solve(slice(half, None)))
+    return tuple(np.concatenate([x, y]) for x, y in zip(a, b))
+
+
+@lru_cache(maxsize=512)
+def _nonprivate_error(n, p, k, s, gap, seed):
+    data = second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
+    return _pca_error(np.asarray(data["second_moment"]), np.asarray(data["components"]))
+
+
+def _errors_batch(kind, ns, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed):
+    """``[(errors, iterations, notes) for n in ns]``: :func:`_errors_now` at several n at once.
+
+    The same numbers bit for bit, and the same notes, with what does not depend on ε done once:
+    the standard noise draws are cached (:func:`_unit_noise`: σ(ε)·Z is exactly what the fit
+    draws), σ and its warnings come from the estimator's own calibration once per ε instead of
+    once per fit, and Algorithm 2's ADMMs run as one batch (:func:`_fantope_admm_batch`)."""
+    out = []
+    if kind == "nonprivate":
+        return [(_frozen(np.array([_nonprivate_error(n, p, k, s, gap, seed)])), None, ()) for n in ns]
+    data = [second_moment(n, p, k, gap=gap, support_size=s, random_state=seed) for n in ns]
+    V = np.asarray(data[0]["components"])
+    if kind == "central":
+        ag = AnalyzeGauss(k, epsilon=epsilon, delta=delta, calibration=calibration)
+        for n, dat in zip(ns, data):
+            with _Notes() as notes:  # as _central_errors, which the reference fit runs
+                sigma = ag._noise_scale(ag._sensitivity(n, p, 1.0), n, p, check_epsilon(epsilon), delta, 1.0)
+            S = np.asarray(dat["second_moment"])
+            errors = [_sin_theta(top_eigenvectors(S + sigma * _unit_noise(p, ag.noise_convention, seed, "central", r),
+                                                  k)[1], V) * math.sqrt(2.0) for r in range(n_repeats)]
+            out.append((_frozen(np.array(errors)), None, tuple(notes.messages)))
+        return out
+    est = _ldp_estimator(kind, k, epsilon, delta, calibration, None, dict(DASHBOARD_SOLVER) if kind == "sparse" else {})
+    with _Notes() as notes:  # what every fit_second_moment raises before its noise is drawn
+        est._validate_privacy()
+        sigma1 = est._calibrate()[3]["noise_scale"]
+    released = []
+    for n, dat in zip(ns, data):
+        S, scale = np.asarray(dat["second_moment"]), sigma1 / math.sqrt(n)
+        for r in range(n_repeats):
+            R = S + scale * _unit_noise(p, est.noise_convention, seed, "ldp", kind, r)
+            released.append((R + R.T) / 2)
+    released = np.array(released)
+    if kind == "dense":
+        errors = [_projection_error(top_eigenvectors(R, k)[1], V) for R in released]
+        iters = np.zeros(len(released), dtype=int)
+        extra = [()] * len(released)
+    else:
+        est._validate_solver(ns[0], p)
+        lams = np.array([default_sparse_penalty(sigma1, n, p, est.lam_scale) if est.lam is None else float(est.lam)
+                         for n in ns for _ in range(n_repeats)])
+        threads = n_workers() if p >= PARALLEL_MIN_FEATURES else 1
+        Y, iters, converged = _sparse_solutions(released, k, lams, est, threads)
+        extra = [()] * len(released)
+        for i in np.flatnonzero(~converged):  # rare: rerun the solver itself for its warning
+            with _Notes() as again:
+                res = fantope_admm(released[i], k, lams[i], rho=est.rho, adaptive_rho=bool(est.adaptive_rho),
+                                   tol=est.tol, max_iter=est.max_iter)
+            Y[i], iters[i], extra[i] = res.Y, res.n_iter, tuple(again.messages)
+        errors = [_projection_error(top_eigenvectors(y, k)[1], V) for y in Y]
+    for j in range(len(ns)):
+        rows = slice(j * n_repeats, (j + 1) * n_repeats)
+        messages = _merge_notes(list(notes.messages), [m for e in extra[rows] for m in e])
+        out.append((_frozen(np.array(errors[rows])), _frozen(np.asarray(iters[rows])), tuple(messages)))
+    return out
+
+
 _ERRORS = OrderedDict()  # (kind, n, …) → (errors, iterations, notes): an LRU of _dashboard_errors
 _ERRORS_SIZE = 1024
-
-
-def _short_notes(messages):
-    out = []
-    for m in messages:
-        m = _short_note(m)
-        if m not in out:
-            out.append(m)
-    return tuple(out)
 
 
 def _store_errors(key, entry):
@@ -575,27 +731,24 @@ def _store_errors(key, entry):
     return entry
 
 
+def _fill_errors(kind, ns, *rest):
+    """Compute the missing :func:`_dashboard_errors` of one method at the n of ``ns`` in one batch."""
+    missing = [n for n in dict.fromkeys(ns) if (kind, n, *rest) not in _ERRORS]
+    if missing:
+        for n, entry in zip(missing, _errors_batch(kind, tuple(missing), *rest)):
+            _store_errors((kind, n, *rest), entry)
+
+
 def _dashboard_errors(*key):
-    """:func:`_errors_now` with the short notes of the warnings it raised, cached: the
-    dashboard's live point is one of its curve points, and the curves of a setting come back
-    when only n moves back and forth."""
+    """(errors, iterations, short notes) of :func:`_errors_now`, cached: the dashboard's live
+    point is one of its curve points, and the curves of a setting come back when only n moves
+    back and forth."""
     entry = _ERRORS.get(key)
-    if entry is not None:
-        _ERRORS.move_to_end(key)
-        return entry
-    with _Notes() as notes:
-        errors, iters = _errors_now(*key)
-    return _store_errors(key, (errors, iters, tuple(notes.messages)))
-
-
-def _prefetch_errors(keys):
-    """Compute the missing :func:`_dashboard_errors` of ``keys`` on two threads (the same numbers
-    and notes as one by one: see :mod:`._threads`)."""
-    missing = list(dict.fromkeys(key for key in keys if key not in _ERRORS))
-    if len(missing) < 2:
-        return
-    for key, ((errors, iters), messages) in zip(missing, map_with_warnings(lambda key: _errors_now(*key), missing)):
-        _store_errors(key, (errors, iters, _short_notes(messages)))
+    if entry is None:
+        _fill_errors(key[0], (key[1],), *key[2:])
+        entry = _ERRORS[key]
+    _ERRORS.move_to_end(key)
+    return entry
 
 
 def _merge_notes(messages, new):
@@ -607,16 +760,12 @@ def _merge_notes(messages, new):
 
 @lru_cache(maxsize=256)
 def _dashboard_curves(epsilon, p, k, s, gap, delta, calibration, n_repeats, seed):
-    # Algorithm 2 (ADMM, ~90 % of the work) at the seven n.  From p ≈ 30 on, the p × p
-    # eigendecompositions (which release the GIL) dominate and two threads finish in ~0.7 of the
-    # time; below, Python overhead dominates and threads only add contention (measured:
-    # benchmarks/bench_widgets.py --only ldp), so small p runs serially in the loop below.  The
-    # second moments are drawn first, here, so that no two threads draw the same one.
-    if p >= PARALLEL_MIN_FEATURES:
-        for n in DASHBOARD_N:
-            second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
-        _prefetch_errors([("sparse", n, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed)
-                          for n in DASHBOARD_N])
+    # Each method at all its n in one batch (Algorithm 2's ADMMs in lock step: _errors_batch).
+    central_calibration = "analytic" if calibration == "analytic" else "classic"
+    n_central = tuple(max(n, p) for n in DASHBOARD_N_CENTRAL)
+    for kind in ("dense", "sparse", "nonprivate"):
+        _fill_errors(kind, DASHBOARD_N, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed)
+    _fill_errors("central", n_central, p, k, s, gap, epsilon, delta, central_calibration, n_repeats, seed)
     messages = []
     rows = {"dense": [], "sparse": [], "nonprivate": []}
     for n in DASHBOARD_N:
@@ -625,9 +774,8 @@ def _dashboard_curves(epsilon, p, k, s, gap, delta, calibration, n_repeats, seed
             rows[kind].append(errors.mean() if kind != "nonprivate" else errors[0])
             _merge_notes(messages, notes)
     central = []
-    central_calibration = "analytic" if calibration == "analytic" else "classic"
-    for n in DASHBOARD_N_CENTRAL:
-        errors, _, notes = _dashboard_errors("central", max(n, p), p, k, s, gap, epsilon, delta, central_calibration,
+    for n in n_central:
+        errors, _, notes = _dashboard_errors("central", n, p, k, s, gap, epsilon, delta, central_calibration,
                                              n_repeats, seed)
         central.append(errors.mean())
         _merge_notes(messages, notes)
@@ -697,9 +845,7 @@ def ldp_dashboard_data(epsilon=4.0, n_samples=1_000_000, n_features=20, support_
     if n < p:
         raise ValueError(f"n_samples must be >= n_features here, got n={n} < p={p}")
     curves, curve_notes = _dashboard_curves(eps, p, k, s, float(gap), delta, calibration, n_repeats, seed)
-    data = second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
-    S, V = np.asarray(data["second_moment"]), np.asarray(data["components"])
-    eigenvalues = np.asarray(data["eigenvalues"])
+    eigenvalues = np.asarray(second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)["eigenvalues"])
     cal_central = "analytic" if calibration == "analytic" else "classic"
     live = []  # the notes of the live point, in the order its computations raise them
     dense, _, msgs = _dashboard_errors("dense", n, p, k, s, float(gap), eps, delta, calibration, n_repeats, seed)
@@ -714,7 +860,7 @@ def ldp_dashboard_data(epsilon=4.0, n_samples=1_000_000, n_features=20, support_
                                      random_state=seed)
     _merge_notes(live, notes.messages)
     errors = dict(dense=float(dense.mean()), sparse=float(sparse.mean()), central=float(central.mean()),
-                  nonprivate=float(_pca_error(S, V)))
+                  nonprivate=float(_nonprivate_error(n, p, k, s, float(gap), seed)))
     matching = _matching_n(DASHBOARD_N_CENTRAL, curves["central"], errors["dense"])
     theorem = dict(
         lower_dense=_bounds_ldp.ldp_lower_bound(n, p, k, eps, eigenvalues),
