@@ -15,6 +15,7 @@ Bingham law their privacy proofs assume.  :func:`kgm_log_ratio` is the correct r
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy import linalg, optimize
@@ -109,76 +110,281 @@ def sample_bingham_exact(A, size=None, random_state=None, *, log_ratio=kgm_log_r
 # ---------------------------------------------------------------------------------------------
 # Hoff's Gibbs sampler
 # ---------------------------------------------------------------------------------------------
-def _draw_theta(a, kappa, rng):
-    """θ ∈ (0, 1) with density ∝ θ^{-1/2}(1 − θ)^{κ−1} e^{aθ}, by rejection from Beta(1/2, g).
+_LN2 = math.log(2.0)
 
-    rstiefel's envelope, with the min{κ, ·} guard of the spec (matters only when m = 2).
+
+class _Draws:
+    """Standard normals, uniforms and Gamma(κ) variates drawn from ``rng`` in blocks, handed out
+    one at a time as Python floats.
+
+    The scan below is a scalar recurrence (each coordinate's conditional depends on the ones drawn
+    before it), so its random numbers cannot be drawn in one vectorised call per coordinate without
+    paying NumPy's per-call overhead m times per scan.  Drawing them in blocks and reading them
+    from lists gives the same law (every variate is an independent draw of the stated law) at a
+    fraction of the cost.  ``proposals`` counts θ proposals (for tests of the bounded cost).
+    """
+
+    __slots__ = ("rng", "kappa", "block", "_z", "_u", "_g", "_iz", "_iu", "_ig", "proposals")
+
+    def __init__(self, rng, kappa, block=1024):
+        self.rng, self.kappa, self.block = rng, float(kappa), int(block)
+        self._z, self._u, self._g = [], [], []
+        self._iz = self._iu = self._ig = 0
+        self.proposals = 0
+
+    def normal(self):
+        if self._iz == len(self._z):
+            self._z, self._iz = self.rng.standard_normal(self.block).tolist(), 0
+        self._iz += 1
+        return self._z[self._iz - 1]
+
+    def uniform(self):
+        """Uniform on (0, 1]: its logarithm is finite."""
+        if self._iu == len(self._u):
+            self._u, self._iu = (1.0 - self.rng.random(self.block)).tolist(), 0
+        self._iu += 1
+        return self._u[self._iu - 1]
+
+    def gamma(self):
+        """Gamma(κ, 1)."""
+        if self._ig == len(self._g):
+            self._g, self._ig = self.rng.standard_gamma(self.kappa, self.block).tolist(), 0
+        self._ig += 1
+        return self._g[self._ig - 1]
+
+
+def _theta_low(a, kappa, draws):
+    """Regime a ≤ κ − 1 − b₀ (κ ≥ 1): θ near 0.
+
+    Since log(1 − θ) ≤ −θ, the target θ^{-1/2}(1−θ)^{ν}e^{aθ} (ν = κ − 1 ≥ 0) is at most
+    θ^{-1/2}e^{−bθ} with b = ν − a > 0: propose θ ~ Gamma(1/2, rate b) = Z²/(2b) and accept with
+    probability (1 − θ)^{ν}e^{νθ} = exp(ν(θ + log(1 − θ))) ≤ 1 (θ ≥ 1 is rejected).
+    """
+    nu = kappa - 1.0
+    b2 = 2.0 * (nu - a)
+    while True:
+        draws.proposals += 1
+        z = draws.normal()
+        theta = z * z / b2
+        if theta >= 1.0:
+            continue
+        if nu == 0.0 or math.log(draws.uniform()) <= nu * (theta + math.log1p(-theta)):
+            return theta, 1.0 - theta
+
+
+def _theta_high(a, kappa, draws):
+    """Regime a ≥ a_hi: θ near 1.  Exact rejection from a two-piece envelope, with φ = 1 − θ.
+
+    The target is f(θ) = θ^{-1/2} φ^{ν} e^{aθ} = e^{a}·θ^{-1/2} φ^{ν} e^{−aφ} (ν = κ − 1 ≥ −1/2).
+
+    * For θ ≥ 1/2: θ^{-1/2} = exp(−½ log(1 − φ)) ≤ e^{γφ} with γ = log 2 (the exponent is convex
+      in φ and equal at φ = 0 and φ = 1/2), so f ≤ h_A = e^{a} φ^{ν} e^{−(a−γ)φ}: a Gamma(κ, a − γ)
+      law for φ, of mass e^{a}Γ(κ)(a − γ)^{−κ}.
+    * For θ < 1/2: (1 − θ)^{ν}e^{aθ} increases in θ when a ≥ 2ν, so f ≤ h_B = 2^{−ν}e^{a/2}θ^{-1/2},
+      of mass 2^{−ν}e^{a/2}·√2 on (0, 1/2), sampled as θ = U²/2.
+
+    Pick a piece with probability proportional to its mass, propose, accept with probability
+    f/(h_A + h_B).  All in logarithms relative to e^{a}, so any a is fine; as a → ∞ the piece B
+    vanishes and the acceptance tends to 1.
+    """
+    nu = kappa - 1.0
+    rate = a - _LN2
+    log_mass_a = math.lgamma(kappa) - kappa * math.log(rate)
+    log_kb = -nu * _LN2 - 0.5 * a  # log h_B(θ) − a + ½ log θ
+    log_mass_b = log_kb + 0.5 * _LN2
+    p_a = 1.0 / (1.0 + math.exp(min(log_mass_b - log_mass_a, 700.0)))
+    while True:
+        draws.proposals += 1
+        if draws.uniform() <= p_a:
+            phi = draws.gamma() / rate
+            if phi >= 1.0:
+                continue
+            theta = 1.0 - phi
+            log_theta = math.log1p(-phi)
+        else:
+            u = draws.uniform()
+            theta = 0.5 * u * u
+            phi = 1.0 - theta
+            log_theta = math.log(theta)
+        log_phi = math.log(phi) if nu != 0.0 else 0.0
+        log_f = -0.5 * log_theta + nu * log_phi - a * phi
+        log_h = nu * log_phi - rate * phi
+        if theta < 0.5:
+            log_hb = log_kb - 0.5 * log_theta
+            log_h = max(log_h, log_hb) + math.log1p(math.exp(-abs(log_h - log_hb)))
+        if math.log(draws.uniform()) <= log_f - log_h:
+            return theta, phi
+
+
+def _theta_middle(a, kappa, rng, draws):
+    """Moderate a: rstiefel's Beta(1/2, g) envelope (Hoff 2009), with the min{κ, ·} guard.
+
+    Used only on a bounded range of a (given κ), where its acceptance rate is bounded below.
     """
     if a <= 0:
         g, lmax = kappa, 0.0
     else:
         g = min(kappa, max(1.0 / (1.0 + math.log(2.0 + a)), kappa - a))
         lmax = a - kappa + g + ((kappa - g) * math.log((kappa - g) / a) if kappa > g else 0.0)
-    # Proposals are drawn in batches and the first accepted one is returned: the same law as
-    # one-at-a-time rejection (first success of an i.i.d. sequence), but when a ≫ κ, where the
-    # envelope accepts only 1–5 % of proposals, it costs one vectorised call instead of ~50.
-    batch = 8 if a <= kappa else 64
     while True:
-        theta = rng.beta(0.5, g, size=batch)
+        theta = rng.beta(0.5, g, size=16)
         log_acc = a * theta - lmax
         if kappa != g:
             with np.errstate(divide="ignore"):
                 log_acc += (kappa - g) * np.log1p(-theta)
-        ok = (np.log(rng.uniform(size=batch)) <= log_acc) & (theta < 1.0)
+        ok = (np.log(rng.uniform(size=16)) <= log_acc) & (theta < 1.0)
         if ok.any():
-            return float(theta[np.argmax(ok)])
+            first = int(np.argmax(ok))
+            draws.proposals += first + 1
+            theta = float(theta[first])
+            return theta, 1.0 - theta
+        draws.proposals += 16
 
 
-def vector_bingham_scan(x, A, rng, *, eig=None):
+def _theta_regime(a, kappa):
+    """Which sampler draws θ at (a, κ): 'low', 'high' or 'middle' (see :func:`draw_theta`)."""
+    nu = kappa - 1.0
+    if nu >= 0.0 and nu - a >= max(0.5, 0.5 * math.sqrt(nu)):
+        return "low"
+    if a >= 2.0 * max(nu, 0.0) + 3.0 * math.sqrt(kappa) + 2.0:
+        return "high"
+    return "middle"
+
+
+def draw_theta(a, kappa, draws, rng=None):
+    r"""θ ∈ (0, 1) with density ∝ θ^{-1/2}(1 − θ)^{κ−1}e^{aθ} (Hoff 2009), as the pair (θ, 1 − θ).
+
+    Exact for every a, with an expected number of proposals bounded in a (for each κ):
+
+    * a ≤ κ − 1 − max(1/2, √(κ−1)/2) (mass near 0): Gamma(1/2) proposal, :func:`_theta_low`;
+    * a ≥ 2(κ − 1)⁺ + 3√κ + 2 (mass near 1): gamma/power two-piece envelope, :func:`_theta_high`;
+    * in between, a bounded interval of a: rstiefel's Beta(1/2, g) envelope.
+
+    rstiefel's envelope alone accepts a fraction of order |a|^{-1/2} of its proposals for large
+    |a| (for a → −∞ the Beta(1/2, κ) proposal spreads over (0, 1) while the target shrinks to
+    width 1/|a|), so its cost grows without bound with the concentration ε/(2B²).
+    For κ < 1 (m = 2, κ = 1/2) the law at a is that of 1 − θ at −a, which is used for a < 0.
+    1 − θ is returned separately because it is computed accurately when θ is close to 1.
+    """
+    if kappa < 1.0 and a < 0.0:
+        phi, theta = draw_theta(-a, kappa, draws, rng)
+        return theta, phi
+    regime = _theta_regime(a, kappa)
+    if regime == "low":
+        return _theta_low(a, kappa, draws)
+    if regime == "high":
+        return _theta_high(a, kappa, draws)
+    return _theta_middle(a, kappa, draws.rng if rng is None else rng, draws)
+
+
+def _scan(lam, y, draws):
+    """One Gibbs scan of the unit vector y (coordinates in the eigenbasis, eigenvalues ``lam``).
+
+    For i = 1..m in order: θ = y_i² is redrawn from its full conditional, the tilted Beta with
+    a = l_i − Σ_{j≠i} l_j y_j²/(1 − y_i²), the other coordinates are multiplied by
+    √((1 − θ)/(1 − y_i²)), and y_i = ±√θ with a fair sign (Hoff 2009; rstiefel ``ry_bing``).
+
+    Signs do not enter any later conditional, so they are drawn at the end in one call.  The
+    sums over the other coordinates are kept as a prefix (coordinates already redrawn) plus a
+    common factor times a suffix sum of the old squares, so 1 − y_i² and Σ_{j≠i} l_j y_j² are
+    sums of non-negative terms — no cancellation when y is close to an axis (large ε).
+    """
+    m = lam.size
+    kappa = (m - 1) / 2.0
+    w2 = y * y
+    lw2 = lam * w2
+    suffix = np.zeros(m + 1)
+    suffix[:m] = np.cumsum(w2[::-1])[::-1]
+    lsuffix = np.zeros(m + 1)
+    lsuffix[:m] = np.cumsum(lw2[::-1])[::-1]
+    suffix, lsuffix, lam_l, w2_l = suffix.tolist(), lsuffix.tolist(), lam.tolist(), w2.tolist()
+    theta_out = [0.0] * m
+    factor_out = [1.0] * m
+    kept = []
+    prefix = lprefix = 0.0
+    s2 = 1.0  # common factor of the squares not yet redrawn
+    for i in range(m):
+        li = lam_l[i]
+        rest = prefix + s2 * suffix[i + 1]
+        if not rest > 0.0:  # y = ±e_i: the conditional is undefined; keep y_i (as rstiefel does)
+            theta = s2 * w2_l[i]
+            prefix += theta
+            lprefix += li * theta
+            theta_out[i] = theta
+            kept.append(i)
+            continue
+        a = li - (lprefix + s2 * lsuffix[i + 1]) / rest
+        theta, phi = draw_theta(a, kappa, draws)
+        f2 = phi / rest
+        prefix = prefix * f2 + theta
+        lprefix = lprefix * f2 + li * theta
+        s2 *= f2
+        theta_out[i] = theta
+        factor_out[i] = f2
+    # y_j² at the end = θ_j × Π_{i>j} f2_i (the later rescalings), in logarithms
+    with np.errstate(divide="ignore"):
+        log_f = np.log(np.asarray(factor_out))
+        tail = np.zeros(m)
+        tail[:-1] = np.cumsum(log_f[::-1])[::-1][1:]
+        out = np.sqrt(np.asarray(theta_out)) * np.exp(0.5 * tail)
+    signs = np.where(draws.rng.random(m) < 0.5, -1.0, 1.0)
+    if kept:
+        signs[kept] = np.where(y[kept] < 0, -1.0, 1.0)
+    return out * signs
+
+
+def vector_bingham_scan(x, A, rng, *, eig=None, draws=None):
     """One Gibbs scan for a unit vector x with target ∝ exp(xᵀAx) on the sphere (Hoff 2009).
 
-    Coordinates are updated in the eigenbasis of A: for each i, θ = yᵢ² is redrawn from its
-    full conditional (a tilted Beta), the other coordinates are rescaled, and yᵢ gets a fair
-    random sign.  The rescaling of all other coordinates is kept as one running factor, so a
-    scan costs O(m) plus the θ draws, not O(m²).
+    Coordinates are updated in the eigenbasis of A (ascending eigenvalues), see :func:`_scan`:
+    O(m) arithmetic plus m θ draws of bounded cost (:func:`draw_theta`).
     """
     if eig is None:
         eig = linalg.eigh(A)
     lam, E = eig
-    m = lam.size
+    if draws is None:
+        draws = _Draws(rng, (lam.size - 1) / 2.0)
     y = E.T @ x
     y /= np.linalg.norm(y)
-    kappa = (m - 1) / 2.0
-    scale = 1.0  # y_true = scale * w
-    w = y.copy()
-    S = float(np.dot(lam, y * y))  # Σ_j l_j y_j²
-    for i in range(m):
-        yi2 = (scale * w[i]) ** 2
-        rest = 1.0 - yi2
-        if rest <= 1e-300:
-            continue
-        a = lam[i] - (S - lam[i] * yi2) / rest
-        theta = _draw_theta(a, kappa, rng)
-        f2 = (1.0 - theta) / rest
-        S = (S - lam[i] * yi2) * f2 + lam[i] * theta
-        scale *= math.sqrt(f2)
-        if scale < 1e-150 or scale > 1e150:  # renormalise the running factor
-            w *= scale
-            scale = 1.0
-        sign = 1.0 if rng.uniform() < 0.5 else -1.0
-        w[i] = sign * math.sqrt(theta) / scale
-    y = scale * w
-    z = E @ y
+    z = E @ _scan(lam, y, draws)
     return z / np.linalg.norm(z)
+
+
+#: Seconds per column update ≈ _COST[0]·d³ + _COST[1]·d² + _COST[2]·d (one core, measured on a
+#: 2-core x86-64 machine: eigendecomposition, projection, scan); used only to warn.
+_COST = (1.5e-10, 2e-8, 3e-6)
+#: Estimated run time above which :func:`bingham_gibbs` warns.
+GIBBS_WARN_SECONDS = 60.0
+
+
+def gibbs_cost_seconds(n_features, n_components, n_sweeps):
+    """Rough single-core run time of :func:`bingham_gibbs` (for the warning; not a benchmark).
+
+    k ≥ 2: one d×d eigendecomposition per column per sweep, O(k d³) per sweep.  k = 1: one
+    eigendecomposition in all, then O(d²) per sweep.
+    """
+    d, k = float(n_features), int(n_components)
+    if k == 1:  # then per sweep only the two products with the eigenvectors and the scan
+        return _COST[0] * d**3 + n_sweeps * (0.1 * _COST[1] * d * d + _COST[2] * d)
+    return n_sweeps * k * (_COST[0] * d**3 + _COST[1] * d * d + _COST[2] * d)
 
 
 def bingham_gibbs(A, n_components, n_sweeps, random_state=None, *, V0=None, callback=None):
     r"""Hoff's (2009) Gibbs sampler for the matrix Bingham law ∝ etr(VᵀAV) on the Stiefel manifold.
 
-    One sweep visits the k columns in random order.  For column r: N_r is an orthonormal basis
-    of the complement of the other columns (last d − k + 1 columns of a full QR), and
-    z = N_rᵀ v_r is updated by one :func:`vector_bingham_scan` targeting ∝ exp(zᵀ N_rᵀAN_r z);
-    then v_r = N_r z.  Cost per sweep ≈ k eigendecompositions of size d − k + 1.
+    One sweep visits the k columns in random order.  Column r is redrawn by one
+    :func:`vector_bingham_scan` of the law ∝ exp(vᵀAv) restricted to the unit sphere of the
+    orthogonal complement of the other columns, in the eigenbasis of A compressed to that
+    complement (as rstiefel ``rbing.matrix.gibbs``; Hoff 2009, §2.2).
+
+    **The compressed eigenbasis without a basis of the complement.**  With W the other columns
+    and P = I − WWᵀ, the matrix B = PAP + γWWᵀ has the eigenpairs of the compression (in the
+    complement) plus γ with multiplicity k − 1 (on span W), since PAP·W = 0.  Taking γ below the
+    spectrum of A puts those k − 1 first in the ascending order, and the remaining m = d − k + 1
+    eigenvectors are the compression's eigenvectors in the original coordinates.  This is the
+    same kernel as a full QR basis N of the complement with the eigenbasis of NᵀAN (eigenvectors
+    are unique up to sign, and the scan draws signs fairly), without the QR and the two d×d×m
+    products.  Cost per sweep ≈ k eigendecompositions of size d; per scan O(d) plus the θ draws.
 
     Parameters
     ----------
@@ -187,7 +393,8 @@ def bingham_gibbs(A, n_components, n_sweeps, random_state=None, *, V0=None, call
     n_sweeps : int
         Number of sweeps (Chaudhuri et al. use 1000; DPS-PCA's timing table 100).  A finite
         chain only approximates the Bingham law, so the exponential mechanism's ε-DP holds
-        only in the limit.
+        only in the limit.  When the estimated time (:func:`gibbs_cost_seconds`) exceeds a
+        minute a warning says so before the sweeps start.
     V0 : (d, k) orthonormal, optional
         Start; default Haar-random (data-independent).
     callback : callable(sweep, V), optional
@@ -197,6 +404,13 @@ def bingham_gibbs(A, n_components, n_sweeps, random_state=None, *, V0=None, call
     k = check_int(n_components, "n_components", low=1, high=d)
     n_sweeps = check_int(n_sweeps, "n_sweeps", low=0)
     rng = check_random_state(random_state)
+    estimate = gibbs_cost_seconds(d, k, n_sweeps)
+    if estimate > GIBBS_WARN_SECONDS:
+        cheaper = "sampler='exact' (n_components=1) or " if k == 1 else ""
+        warnings.warn(
+            f"Hoff's Gibbs sampler with {n_sweeps} sweeps at d={d}, k={k} needs about "
+            f"{_fmt_seconds(estimate)} on one core ({k} eigendecompositions of a {d}×{d} matrix per "
+            f"sweep); {cheaper}fewer sweeps (n_iter) would be cheaper", UserWarning, stacklevel=2)
     if V0 is None:
         Z = rng.standard_normal((d, k))
         V, _ = np.linalg.qr(Z)
@@ -207,19 +421,45 @@ def bingham_gibbs(A, n_components, n_sweeps, random_state=None, *, V0=None, call
     return V
 
 
+def _fmt_seconds(seconds):
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def _gibbs_sweeps(A, V, k, n_sweeps, rng, callback):
+    d = A.shape[0]
+    draws = _Draws(rng, (d - k) / 2.0)  # κ = (m − 1)/2 with m = d − k + 1
+    if n_sweeps == 0:
+        return
     if k == 1:
         eig = linalg.eigh(A)
+    else:
+        lam = linalg.eigvalsh(A)
+        spread = max(lam[-1] - lam[0], abs(lam[0]), abs(lam[-1]), 1.0)
+        gamma = lam[0] - spread  # below the spectrum of every compression, by at least `spread`
+        B = np.empty_like(A)
     for sweep in range(n_sweeps):
         for r in rng.permutation(k):
             if k == 1:
-                V[:, 0] = vector_bingham_scan(V[:, 0], A, rng, eig=eig)
+                V[:, 0] = vector_bingham_scan(V[:, 0], A, rng, eig=eig, draws=draws)
                 continue
-            others = np.delete(V, r, axis=1)
-            Qf, _ = linalg.qr(others, mode="full")
-            N = Qf[:, k - 1 :]
-            Ar = N.T @ A @ N
-            z = vector_bingham_scan(N.T @ V[:, r], Ar, rng)
-            V[:, r] = N @ z
+            W = np.delete(V, r, axis=1)
+            AW = A @ W
+            # B = PAP + γWWᵀ = A − W(AW)ᵀ − (AW)Wᵀ + W(WᵀAW + γI)Wᵀ
+            core = W.T @ AW
+            core[np.diag_indices_from(core)] += gamma
+            np.subtract(A, W @ AW.T, out=B)
+            B -= AW @ W.T
+            B += (W @ core) @ W.T
+            lam_b, E = np.linalg.eigh(B)  # LAPACK syevd (NumPy calls it with less overhead than SciPy)
+            E = E[:, k - 1 :]
+            y = E.T @ V[:, r]
+            y /= np.linalg.norm(y)
+            v = E @ _scan(lam_b[k - 1 :], y, draws)
+            v -= W @ (W.T @ v)  # rounding only: v is already orthogonal to W
+            V[:, r] = v / np.linalg.norm(v)
         if callback is not None:
             callback(sweep, V)

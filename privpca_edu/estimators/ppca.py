@@ -30,7 +30,10 @@ class PPCA(PrivateEstimator):
         ε-DP holds only in the limit (the DPS-PCA paper makes the same remark).
         ``"exact"``: Kent–Ganeiber–Mardia rejection sampler, exact, k = 1 only.
     n_iter : int, default 1000
-        Gibbs sweeps (Chaudhuri et al.'s choice); ignored by ``"exact"``.
+        Gibbs sweeps (Chaudhuri et al.'s choice); ignored by ``"exact"``.  Each sweep costs k
+        eigendecompositions of a d×d matrix; when the estimated run time exceeds a minute
+        (d ≳ 1000 with the default) ``fit`` warns before sampling, naming the cheaper options.
+        The cost of each draw is bounded whatever ε (see :func:`~privpca_edu.estimators._bingham.draw_theta`).
     random_state : None, int or Generator
 
     Attributes
