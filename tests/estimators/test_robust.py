@@ -6,6 +6,7 @@ the theory they come from next to the assertion.
 """
 
 import math
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -15,6 +16,7 @@ import privpca_edu as pp
 from privpca_edu import audit, privacy
 from privpca_edu.audit import mutants
 from privpca_edu.datasets._elliptical import elliptical, outlier_direction, spike_directions
+from privpca_edu.estimators import robust as robust_module
 from privpca_edu.estimators.robust import (
     NSGGD,
     SGPCA,
@@ -154,6 +156,71 @@ def test_near_duplicates_and_exact_ties():
         assert np.max(np.abs(K - ref)) / np.max(np.abs(ref)) < 1e-10, kind
     # all rows identical: every pair is a tie, K̂ = 0 (and the estimator still runs)
     assert np.all(kendall_tau_matrix(np.ones((5, 3))) == 0)
+
+
+@pytest.mark.parametrize("kind", ["spherical", "winsorized"])
+def test_repeated_rows_and_chunked_near_pairs_match_the_pair_loop(kind, monkeypatch):
+    # Distinct rows with multiplicities (weights c_p c_q) and near-duplicate pairs handled in
+    # chunks: with a tiny block budget every row and every pair is its own chunk.
+    X = heavy_data(40, 5, 17)
+    Xd = np.vstack([X, X[:6], X[:6], X[3:4], X[7:9] + 1e-9, np.tile(X[20], (4, 1)) + 1e-10 * X[:4]])
+    ref = kendall_tau_naive(Xd, kind, radius=2.0, method="pair_loop")
+    for entries in (None, 64):
+        if entries is not None:
+            monkeypatch.setattr(robust_module, "_BLOCK_ENTRIES", entries)
+        K = kendall_tau_matrix(Xd, kind, radius=2.0, block_size=9)
+        assert np.max(np.abs(K - ref)) / np.max(np.abs(ref)) < 1e-10, entries
+
+
+def _peak_bytes(fn):
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_kendall_memory_is_bounded_by_the_block_on_duplicate_heavy_data():
+    # Documented memory: O(bn) with a block of 2²² numbers (32 MB).  Before the fix the
+    # near-duplicate path allocated (candidate pairs) × d: np.ones((3000, 100)) peaked at 8.5 GB.
+    block_bytes = 8 * robust_module._BLOCK_ENTRIES
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2000, 60))
+    # 800 near-duplicates of one row away from the median: 6.4e5 candidate pairs (ordered)
+    X[1200:] = 3.0 + X[0] + 1e-9 * rng.standard_normal((800, 60))
+    peak_near = _peak_bytes(lambda: kendall_tau_matrix(X))
+    Y = rng.standard_normal((2000, 60))
+    Y[1000:] = Y[:1000]  # half the rows repeated exactly
+    peak_dup = _peak_bytes(lambda: kendall_tau_matrix(Y))
+    peak_random = _peak_bytes(lambda: kendall_tau_matrix(rng.standard_normal((2000, 60))))
+    # the block buffer (32 MB), the n×(d+2) factors (3 MB) and one chunk of candidates,
+    # differences and signs (≤ 2²⁰ numbers each): about two blocks, whatever the duplicates.  The
+    # old near-duplicate path held all candidate differences at once: 6.4e5 × 60 × 8 B ≈ 0.3 GB
+    # here (measured peak 0.65 GB), and 8.5 GB for np.ones((3000, 100)).
+    for peak in (peak_near, peak_dup, peak_random):
+        assert peak <= 3 * block_bytes, peak / 2**20
+    np.testing.assert_allclose(kendall_tau_matrix(Y), kendall_tau_naive(Y), rtol=0, atol=1e-13)
+
+
+def test_kendall_warns_with_a_time_estimate_at_large_n():
+    assert robust_module.kendall_cost_seconds(4000, 50) < 1           # measured ≈ 0.1 s
+    assert robust_module.kendall_cost_seconds(10**6, 50) > 3600       # hours
+    # n = 3·10⁵ (≈ 5 min estimated): the warning comes before any pair is visited (turned into an
+    # error, it stops the call after the median centring and the search for repeated rows)
+    X = np.random.default_rng(0).standard_normal((300_000, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UserWarning, match=r"n = 300,000 and d = 3 that is about [0-9.]+ (min|h) on one core"):
+            kendall_tau_matrix(X)
+    # 3·10⁵ copies of 10 rows are 10 distinct rows: fast, no warning
+    Z = np.tile(np.random.default_rng(1).standard_normal((10, 3)), (30_000, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        K = kendall_tau_matrix(Z)
+    # unit spherical signs: trace = share of pairs that are not ties = 1 − 10·C(m, 2)/C(n, 2)
+    n, m = 300_000, 30_000
+    assert np.trace(K) == pytest.approx(1.0 - 10 * m * (m - 1) / (n * (n - 1)), abs=1e-12)
 
 
 def test_translation_invariance():
