@@ -14,7 +14,11 @@ Targets (issue 5):
       since the full loop takes minutes; the loop over rows (numpy over all j > i at once) is timed
       in full for reference;
   (c) peak memory of K̂ at n = 20 000, d = 50 (tracemalloc: every NumPy allocation; and the
-      process's maximum resident set size), against the 2 GB budget.
+      process's maximum resident set size), against the 2 GB budget;
+  (d) peak memory and time of K̂ on duplicate-heavy data, where the previous implementation
+      allocated (near-duplicate candidate pairs) × d: all rows equal, half the rows one repeated
+      row, near-duplicates of one row.  The "before" column was measured on that implementation
+      (same machine, tracemalloc peak), the "after" column is this run.
 """
 
 from __future__ import annotations
@@ -70,6 +74,56 @@ def pair_loop_seconds_per_pair(X, n_rows):
     return (time.perf_counter() - t0) / sub_pairs
 
 
+#: Peak memory (tracemalloc) and time of the implementation before the duplicate-row fix, on the
+#: cases of (d); None where it was not rerun (a case was skipped when it would need > 8 GB).
+BEFORE_DUPLICATES = {
+    "ones(3000, 100)": ("8.5 GB", "—"),
+    "ones(1500, 100)": ("3.6 GB", "19.4 s"),
+    "n=20000, d=50, half one repeated row": ("2.7 GB", "122 s"),
+    "n=2000, d=60, 800 near-duplicates": ("652 MB", "6.3 s"),
+}
+
+
+def duplicate_cases(quick):
+    rng = np.random.default_rng(2)
+    cases = {"ones(1500, 100)": lambda: np.ones((1500, 100))}
+    if not quick:
+        cases["ones(3000, 100)"] = lambda: np.ones((3000, 100))
+
+        def half_repeated():
+            X = rng.standard_normal((20_000, 50))
+            X[10_000:] = X[0]
+            return X
+
+        cases["n=20000, d=50, half one repeated row"] = half_repeated
+
+    def near():
+        X = rng.standard_normal((2000, 60))
+        X[1200:] = 3.0 + X[0] + 1e-9 * rng.standard_normal((800, 60))
+        return X
+
+    cases["n=2000, d=60, 800 near-duplicates"] = near
+    return cases
+
+
+def bench_duplicates(quick):
+    block_mb = robust._BLOCK_ENTRIES * 8 / 2**20
+    print(f"(d) K̂ on duplicate-heavy data (spherical; block {block_mb:.0f} MB): peak memory (tracemalloc) and time")
+    print(f"    {'case':<40} {'before peak':>11} {'before s':>9} {'after peak':>11} {'after s':>8}")
+    for name, make in duplicate_cases(quick).items():
+        X = make()
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        t0 = time.perf_counter()
+        robust.kendall_tau_matrix(X, "spherical")
+        elapsed = time.perf_counter() - t0
+        peak = tracemalloc.get_traced_memory()[1] - base
+        tracemalloc.stop()
+        before_peak, before_s = BEFORE_DUPLICATES.get(name, ("—", "—"))
+        print(f"    {name:<40} {before_peak:>11} {before_s:>9} {peak / 2**20:>8.1f} MB {elapsed:>7.2f}s")
+    print("    (one run each; the previous implementation's peak grew with the number of duplicate pairs)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (smoke run)")
@@ -114,6 +168,8 @@ def main():
     print(f"(c) K̂ at n = {n_big}, d = {d}: {elapsed:.2f} s; peak memory of the call (tracemalloc) "
           f"{peak / 2**20:.1f} MB (the input itself is {Xb.nbytes / 2**20:.1f} MB; an n×n matrix would be "
           f"{n_big**2 * 8 / 2**30:.2f} GB); process max RSS {rss:.0f} MB (budget 2048 MB)")
+    with single_threaded_blas():
+        bench_duplicates(args.quick)
 
 
 if __name__ == "__main__":

@@ -241,14 +241,17 @@ def _theta_middle(a, kappa, rng, draws):
         draws.proposals += 16
 
 
+def _regime_bounds(kappa):
+    """(a_low, a_high): θ is drawn near 0 for a ≤ a_low, near 1 for a ≥ a_high (see :func:`draw_theta`)."""
+    nu = kappa - 1.0
+    a_low = nu - max(0.5, 0.5 * math.sqrt(nu)) if nu >= 0.0 else -math.inf
+    return a_low, 2.0 * max(nu, 0.0) + 3.0 * math.sqrt(kappa) + 2.0
+
+
 def _theta_regime(a, kappa):
     """Which sampler draws θ at (a, κ): 'low', 'high' or 'middle' (see :func:`draw_theta`)."""
-    nu = kappa - 1.0
-    if nu >= 0.0 and nu - a >= max(0.5, 0.5 * math.sqrt(nu)):
-        return "low"
-    if a >= 2.0 * max(nu, 0.0) + 3.0 * math.sqrt(kappa) + 2.0:
-        return "high"
-    return "middle"
+    a_low, a_high = _regime_bounds(kappa)
+    return "low" if a <= a_low else ("high" if a >= a_high else "middle")
 
 
 def draw_theta(a, kappa, draws, rng=None):
@@ -291,6 +294,7 @@ def _scan(lam, y, draws):
     """
     m = lam.size
     kappa = (m - 1) / 2.0
+    a_low = _regime_bounds(kappa)[0]
     w2 = y * y
     lw2 = lam * w2
     suffix = np.zeros(m + 1)
@@ -314,19 +318,24 @@ def _scan(lam, y, draws):
             kept.append(i)
             continue
         a = li - (lprefix + s2 * lsuffix[i + 1]) / rest
-        theta, phi = draw_theta(a, kappa, draws)
+        theta, phi = _theta_low(a, kappa, draws) if a <= a_low else draw_theta(a, kappa, draws)
         f2 = phi / rest
         prefix = prefix * f2 + theta
         lprefix = lprefix * f2 + li * theta
         s2 *= f2
         theta_out[i] = theta
         factor_out[i] = f2
-    # y_j² at the end = θ_j × Π_{i>j} f2_i (the later rescalings), in logarithms
-    with np.errstate(divide="ignore"):
-        log_f = np.log(np.asarray(factor_out))
-        tail = np.zeros(m)
-        tail[:-1] = np.cumsum(log_f[::-1])[::-1][1:]
-        out = np.sqrt(np.asarray(theta_out)) * np.exp(0.5 * tail)
+    # y_j² at the end = θ_j × Π_{i>j} f2_i (the later rescalings), in logarithms (f2 = 0 only if
+    # 1 − θ underflowed: then the earlier coordinates are 0)
+    factors = np.asarray(factor_out)
+    if factors.min() > 0.0:
+        log_f = np.log(factors)
+    else:
+        with np.errstate(divide="ignore"):
+            log_f = np.log(factors)
+    tail = np.zeros(m)
+    tail[:-1] = np.cumsum(log_f[::-1])[::-1][1:]
+    out = np.sqrt(np.asarray(theta_out)) * np.exp(0.5 * tail)
     signs = np.where(draws.rng.random(m) < 0.5, -1.0, 1.0)
     if kept:
         signs[kept] = np.where(y[kept] < 0, -1.0, 1.0)
@@ -441,12 +450,13 @@ def _gibbs_sweeps(A, V, k, n_sweeps, rng, callback):
         spread = max(lam[-1] - lam[0], abs(lam[0]), abs(lam[-1]), 1.0)
         gamma = lam[0] - spread  # below the spectrum of every compression, by at least `spread`
         B = np.empty_like(A)
+    others = [[c for c in range(k) if c != r] for r in range(k)]
     for sweep in range(n_sweeps):
         for r in rng.permutation(k):
             if k == 1:
                 V[:, 0] = vector_bingham_scan(V[:, 0], A, rng, eig=eig, draws=draws)
                 continue
-            W = np.delete(V, r, axis=1)
+            W = V[:, others[r]]
             AW = A @ W
             # B = PAP + γWWᵀ = A − W(AW)ᵀ − (AW)Wᵀ + W(WᵀAW + γI)Wᵀ
             core = W.T @ AW
