@@ -75,11 +75,11 @@ def pair_loop_seconds_per_pair(X, n_rows):
 
 
 #: Peak memory (tracemalloc) and time of the implementation before the duplicate-row fix, on the
-#: cases of (d); None where it was not rerun (a case was skipped when it would need > 8 GB).
+#: cases of (d), same machine; ones(3000, 100) was not rerun (8.5 GB is the reported peak).
 BEFORE_DUPLICATES = {
     "ones(3000, 100)": ("8.5 GB", "—"),
     "ones(1500, 100)": ("3.6 GB", "19.4 s"),
-    "n=20000, d=50, half one repeated row": ("2.7 GB", "122 s"),
+    "n=20000, d=50, half one repeated row": ("—", "> 600 s"),  # stopped after 600 s (load ≈ 10)
     "n=2000, d=60, 800 near-duplicates": ("652 MB", "6.3 s"),
 }
 
@@ -106,19 +106,24 @@ def duplicate_cases(quick):
     return cases
 
 
+def kendall_peak(X):
+    """(seconds, tracemalloc peak bytes above the start) of one spherical K̂."""
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    t0 = time.perf_counter()
+    robust.kendall_tau_matrix(X, "spherical")
+    elapsed = time.perf_counter() - t0
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    return elapsed, peak
+
+
 def bench_duplicates(quick):
     block_mb = robust._BLOCK_ENTRIES * 8 / 2**20
     print(f"(d) K̂ on duplicate-heavy data (spherical; block {block_mb:.0f} MB): peak memory (tracemalloc) and time")
     print(f"    {'case':<40} {'before peak':>11} {'before s':>9} {'after peak':>11} {'after s':>8}")
     for name, make in duplicate_cases(quick).items():
-        X = make()
-        tracemalloc.start()
-        base = tracemalloc.get_traced_memory()[0]
-        t0 = time.perf_counter()
-        robust.kendall_tau_matrix(X, "spherical")
-        elapsed = time.perf_counter() - t0
-        peak = tracemalloc.get_traced_memory()[1] - base
-        tracemalloc.stop()
+        elapsed, peak = kendall_peak(make())
         before_peak, before_s = BEFORE_DUPLICATES.get(name, ("—", "—"))
         print(f"    {name:<40} {before_peak:>11} {before_s:>9} {peak / 2**20:>8.1f} MB {elapsed:>7.2f}s")
     print("    (one run each; the previous implementation's peak grew with the number of duplicate pairs)")
@@ -157,13 +162,7 @@ def main():
         print(f"    loop over rows (numpy over j > i): median {t_rows:.2f} s, {t_rows / t_sph:.0f}× the Laplacian form")
 
         Xb = np.random.default_rng(1).standard_normal((n_big, d))
-        tracemalloc.start()
-        base = tracemalloc.get_traced_memory()[0]
-        t0 = time.perf_counter()
-        robust.kendall_tau_matrix(Xb, "spherical")
-        elapsed = time.perf_counter() - t0
-        peak = tracemalloc.get_traced_memory()[1] - base
-        tracemalloc.stop()
+        elapsed, peak = kendall_peak(Xb)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
     print(f"(c) K̂ at n = {n_big}, d = {d}: {elapsed:.2f} s; peak memory of the call (tracemalloc) "
           f"{peak / 2**20:.1f} MB (the input itself is {Xb.nbytes / 2**20:.1f} MB; an n×n matrix would be "

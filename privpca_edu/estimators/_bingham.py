@@ -220,16 +220,21 @@ def _theta_high(a, kappa, draws):
             return theta, phi
 
 
+def rstiefel_envelope(a, kappa):
+    """(g, ℓ_max) of rstiefel's Beta(1/2, g) envelope: accept θ when
+    log u ≤ aθ + (κ − g) log(1 − θ) − ℓ_max (the min{κ, ·} guard matters only when m = 2)."""
+    if a <= 0:
+        return kappa, 0.0
+    g = min(kappa, max(1.0 / (1.0 + math.log(2.0 + a)), kappa - a))
+    return g, a - kappa + g + ((kappa - g) * math.log((kappa - g) / a) if kappa > g else 0.0)
+
+
 def _theta_middle(a, kappa, rng, draws):
     """Moderate a: rstiefel's Beta(1/2, g) envelope (Hoff 2009), with the min{κ, ·} guard.
 
     Used only on a bounded range of a (given κ), where its acceptance rate is bounded below.
     """
-    if a <= 0:
-        g, lmax = kappa, 0.0
-    else:
-        g = min(kappa, max(1.0 / (1.0 + math.log(2.0 + a)), kappa - a))
-        lmax = a - kappa + g + ((kappa - g) * math.log((kappa - g) / a) if kappa > g else 0.0)
+    g, lmax = rstiefel_envelope(a, kappa)
     while True:
         theta = rng.beta(0.5, g, size=16)
         log_acc = a * theta - lmax

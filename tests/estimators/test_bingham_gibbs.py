@@ -18,6 +18,7 @@ from privpca_edu.estimators._bingham import (
     bingham_gibbs,
     draw_theta,
     gibbs_cost_seconds,
+    rstiefel_envelope,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -111,11 +112,7 @@ def test_theta_middle_range_is_bounded():
 
 
 def _reference_theta(a, kappa, rng):
-    if a <= 0:
-        g, lmax = kappa, 0.0
-    else:
-        g = min(kappa, max(1.0 / (1.0 + math.log(2.0 + a)), kappa - a))
-        lmax = a - kappa + g + ((kappa - g) * math.log((kappa - g) / a) if kappa > g else 0.0)
+    g, lmax = rstiefel_envelope(a, kappa)
     while True:
         theta = rng.beta(0.5, g)
         log_acc = a * theta - lmax + ((kappa - g) * math.log1p(-theta) if kappa != g else 0.0)
