@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 from scipy import linalg, optimize
+from scipy.linalg import lapack
 
 from .._validation import check_int, check_random_state, check_symmetric, single_threaded_blas
 
@@ -447,6 +448,32 @@ def _fmt_seconds(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
+def _tridiagonal_eigh(B):
+    """Eigenpairs of symmetric B as LAPACK ``syevd`` computes them, minus its back-transformation.
+
+    ``syevd`` reduces B = QTQᵀ (``sytrd``), diagonalises T = ZΛZᵀ by divide and conquer
+    (``stedc``) and forms the eigenvectors QZ, an O(d³) product.  The scan needs only two
+    products with them, (QZ)ᵀx and QZy, which cost O(d²) with Q kept as Householder reflectors:
+    returns (Λ ascending, Z, reflectors, τ) for :func:`_apply_q`.  B is overwritten.
+    """
+    c, diag, off, tau, info = lapack.dsytrd(B, lower=1, overwrite_a=1)
+    if info == 0:
+        lam, Z, info = lapack.dstevd(diag, off)
+    if info != 0:  # pragma: no cover - LAPACK failure to converge
+        raise np.linalg.LinAlgError(f"symmetric eigensolver failed (info={info})")
+    return lam, Z, c[1:, :-1], tau
+
+
+def _apply_q(reflectors, tau, x, trans):
+    """Q x (``trans="N"``) or Qᵀ x (``"T"``) for the Q of ``sytrd`` (lower): Q = diag(1, Q'), with
+    Q' the product of the reflectors stored below the subdiagonal, in ``geqrf`` format."""
+    out = np.array(x, dtype=np.float64)
+    if out.size > 1:
+        cq, _, info = lapack.dormqr("L", trans, reflectors, tau, out[1:, None], lwork=64)
+        out[1:] = cq[:, 0]
+    return out
+
+
 def _gibbs_sweeps(A, V, k, n_sweeps, rng, callback):
     d = A.shape[0]
     draws = _Draws(rng, (d - k) / 2.0)  # κ = (m − 1)/2 with m = d − k + 1
@@ -473,11 +500,11 @@ def _gibbs_sweeps(A, V, k, n_sweeps, rng, callback):
             np.subtract(A, W @ AW.T, out=B)
             B -= AW @ W.T
             B += (W @ core) @ W.T
-            lam_b, E = np.linalg.eigh(B)  # LAPACK syevd (NumPy calls it with less overhead than SciPy)
-            E = E[:, k - 1 :]
-            y = E.T @ V[:, r]
+            lam_b, Z, reflectors, tau = _tridiagonal_eigh(B)
+            Z = Z[:, k - 1 :]
+            y = Z.T @ _apply_q(reflectors, tau, V[:, r], "T")
             y /= np.linalg.norm(y)
-            v = E @ _scan(lam_b[k - 1 :], y, draws)
+            v = _apply_q(reflectors, tau, Z @ _scan(lam_b[k - 1 :], y, draws), "N")
             v -= W @ (W.T @ v)  # rounding only: v is already orthogonal to W
             V[:, r] = v / np.linalg.norm(v)
         if callback is not None:

@@ -32,7 +32,8 @@ class PPCA(PrivateEstimator):
     n_iter : int, default 1000
         Gibbs sweeps (Chaudhuri et al.'s choice); ignored by ``"exact"``.  Each sweep costs k
         eigendecompositions of a d×d matrix; when the estimated run time exceeds a minute
-        (d ≳ 1000 with the default) ``fit`` warns before sampling, naming the cheaper options.
+        (d ≳ 550 with the defaults k = 2, n_iter = 1000) ``fit`` warns before sampling, naming the
+        cheaper options.
         The cost of each draw is bounded whatever ε (see :func:`~privpca_edu.estimators._bingham.draw_theta`).
     random_state : None, int or Generator
 
