@@ -48,7 +48,7 @@ import time
 
 import numpy as np
 
-from _timing import time_repeats
+from _timing import time_repeats, wall_and_cpu
 
 try:  # run from a checkout without installing: put the repository root on the path
     import privpca_edu  # noqa: F401
@@ -88,6 +88,13 @@ def make_data(n, d, k, support, seed):
     return data, time.perf_counter() - start
 
 
+def wall_cpu_repeats(func, repeats):
+    """(median wall s, all wall s, median process-CPU s, last result) of ``repeats`` calls."""
+    runs = [wall_and_cpu(func) for _ in range(repeats)]
+    walls = [wall for wall, _, _ in runs]
+    return statistics.median(walls), walls, statistics.median(cpu for _, cpu, _ in runs), runs[-1][2]
+
+
 def bench_gibbs(datasets, cfg):
     print(f"\n(a) PPCA Gibbs sampler: bingham_gibbs, {cfg.sweeps} sweeps, k={cfg.k}, "
           f"epsilon={cfg.epsilon:g}, data_norm=1 (A = epsilon/2 * X^T X)")
@@ -98,16 +105,8 @@ def bench_gibbs(datasets, cfg):
         A = PPCA(n_components=cfg.k, epsilon=cfg.epsilon).bingham_parameter(data.X)
         seeds = iter(range(10_000))
         repeats = cfg.gibbs_repeats.get(d, cfg.repeats_default)
-        cpu = []
-
-        def run():
-            start = time.process_time()
-            V = bingham_gibbs(A, cfg.k, cfg.sweeps, random_state=next(seeds))
-            cpu.append(time.process_time() - start)
-            return V
-
-        med, ts, V = time_repeats(run, repeats)
-        med_cpu = statistics.median(cpu)
+        med, ts, med_cpu, V = wall_cpu_repeats(lambda: bingham_gibbs(A, cfg.k, cfg.sweeps, random_state=next(seeds)),
+                                               repeats)
         paper = PAPER_GIBBS_SECONDS.get(d) if not cfg.quick else None
         dist = subspace_distance(V, data.components)
         print(f"    {d:>5} {data.X.shape[0]:>8} {repeats:>7} {med:>10.3f} {min(ts):>8.3f} {max(ts):>8.3f} "
@@ -185,15 +184,8 @@ def bench_overhead(cfg):
     from threadpoolctl import threadpool_limits
 
     def timed(func):
-        cpu = []
-
-        def run():
-            start = time.process_time()
-            func()
-            cpu.append(time.process_time() - start)
-
-        wall, _, _ = time_repeats(run, cfg.overhead_repeats)
-        return wall, statistics.median(cpu)
+        wall, _, cpu, _ = wall_cpu_repeats(func, cfg.overhead_repeats)
+        return wall, cpu
 
     for d in cfg.overhead_dims:
         A = PPCA(n_components=cfg.k, epsilon=cfg.epsilon).bingham_parameter(make_data(cfg.n, d, cfg.k, cfg.support, 0)[0].X)
