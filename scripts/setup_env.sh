@@ -19,7 +19,7 @@ VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 STAMP="$VENV/.setup_env.stamp"
 PYTHON="${PYTHON:-python3}"
-EXTRAS="test,book,browser,crypto"
+EXTRAS="test,book,browser,crypto,course"
 
 log() { printf '[setup_env] %s\n' "$*"; }
 now() { date +%s; }
@@ -120,7 +120,7 @@ fi
 "$PY" - <<'EOF'
 import importlib.metadata as md
 names = ["numpy", "scipy", "matplotlib", "scikit-learn", "ipywidgets", "jupyterlab", "jupyter-book", "pytest",
-         "hypothesis", "nbmake", "phe", "gmpy2", "playwright"]
+         "hypothesis", "nbmake", "phe", "gmpy2", "playwright", "nbgrader", "jupyterlab-rise"]
 vers = []
 for name in names:
     try:

@@ -4,6 +4,7 @@ No browser is needed: an ipywidgets control's ``value`` can be set from Python, 
 the same observer a slider release fires in JupyterLab.
 """
 
+import math
 import os
 import warnings
 
@@ -387,12 +388,18 @@ def test_png_encoder_round_trips():
 
 
 def test_check_answer(capsys):
-    assert widgets.check_answer(None, 1.0) is None
-    assert widgets.check_answer(1.001, 1.0, rtol=1e-2) is True
-    assert widgets.check_answer(2.0, 1.0, hint="think") is False
-    assert widgets.check_answer("abc", 1.0) is False
+    # "2.1": DPS-PCA's per-step sigma at eps = 1, delta = 0.01, T = 10 (rtol 1e-3), about 77.98
+    sigma = 20 * math.sqrt(2 * math.log(2000))
+    assert widgets.check_answer("2.1", None) is None
+    assert widgets.check_answer("2.1", sigma * (1 + 5e-4)) is True
+    assert widgets.check_answer("2.1", 2 * sigma, hint="think") is False
+    assert widgets.check_answer("2.1", "abc") is False
     out = capsys.readouterr().out
     assert "not answered yet" in out and "correct" in out and "Hint: think" in out
+    with pytest.raises(TypeError, match="exercise is an id"):
+        widgets.check_answer(1.0, 1.0)
+    with pytest.raises(ValueError, match="no answer key"):
+        widgets.check_answer("99.9", 1.0)
 
 
 def test_show_displays_one_output_with_a_static_fallback(monkeypatch):
