@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Build the book and serve it on 127.0.0.1.
 #
-#   bash scripts/build_book.sh [--no-serve] [--port N] [--strict]
+#   bash scripts/build_book.sh [--student] [--no-serve] [--port N] [--strict]
 #
-#   --no-serve   build only; the site is in _build/html
+#   --student    the student edition: no solutions and no expected values, in _build/student/html
+#                (the sources are copied to a temporary folder with every collapsed solution and
+#                solution cell removed, built there, and the result is searched for every
+#                exercise's answer: the build fails if one is found; see
+#                privpca_edu/_coursekit/student.py).  Without it: the instructor edition, with
+#                collapsed solutions, in _build/html.
+#   --no-serve   build only; the site is in _build/html (or _build/student/html)
 #   --port N     serve on port N (default 8000)
 #   --strict     fail on any warning or notebook error: jupyter-book build -W -n --keep-going
 #                (always on when CI=true; this is also what the browser tests run)
@@ -21,11 +27,13 @@ cd "$ROOT"
 serve=1
 port=8000
 strict=0
+student=0
 [ "${CI:-}" = "true" ] && strict=1
-usage() { echo "usage: bash scripts/build_book.sh [--no-serve] [--port N] [--strict]"; }
+usage() { echo "usage: bash scripts/build_book.sh [--student] [--no-serve] [--port N] [--strict]"; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-serve) serve=0; shift ;;
+        --student) student=1; shift ;;
         --strict) strict=1; shift ;;
         --port)
             [ $# -ge 2 ] || { usage >&2; exit 2; }
@@ -47,16 +55,32 @@ flags=()
 if [ "$strict" -eq 1 ]; then
     flags=(-W -n --keep-going)
 fi
-echo "[build_book] building the book into _build/html${flags:+ (strict: ${flags[*]})}"
 t0=$(date +%s)
-# A clean static build; the live build of scripts/live_book.sh (_build/live) is left alone.
-rm -rf _build/html _build/jupyter_execute _build/.doctrees
-.venv/bin/jupyter-book build . "${flags[@]}"
-echo "[build_book] built in $(( $(date +%s) - t0 )) s: $ROOT/_build/html/index.html"
+if [ "$student" -eq 1 ]; then
+    out=_build/student/html
+    echo "[build_book] building the student edition into $out${flags:+ (strict: ${flags[*]})}"
+    src="$(mktemp -d "${TMPDIR:-/tmp}/privpca_edu-student.XXXXXX")"
+    trap 'rm -rf "$src"' EXIT
+    .venv/bin/python -m privpca_edu._coursekit.student prepare "$src"
+    .venv/bin/jupyter-book build "$src" "${flags[@]}"
+    rm -rf _build/student
+    mkdir -p _build/student
+    mv "$src/_build/html" "$out"
+    echo "[build_book] built in $(( $(date +%s) - t0 )) s: $ROOT/$out/index.html"
+    .venv/bin/python -m privpca_edu._coursekit.student check "$out"
+else
+    out=_build/html
+    echo "[build_book] building the book into $out${flags:+ (strict: ${flags[*]})}"
+    # A clean static build of this edition; the other outputs under _build/ (the live build of
+    # scripts/live_book.sh, the course kit's) are left alone.
+    rm -rf _build/html _build/jupyter_execute _build/.doctrees
+    .venv/bin/jupyter-book build . "${flags[@]}"
+    echo "[build_book] built in $(( $(date +%s) - t0 )) s: $ROOT/$out/index.html"
+fi
 
 if [ "$serve" -eq 0 ]; then
     echo "[build_book] --no-serve: not serving"
     exit 0
 fi
 echo "[build_book] serving the book at http://127.0.0.1:$port/  (Ctrl-C stops)"
-exec .venv/bin/python -m http.server --bind 127.0.0.1 --directory _build/html "$port"
+exec .venv/bin/python -m http.server --bind 127.0.0.1 --directory "$out" "$port"

@@ -92,3 +92,51 @@ def test_answer_key_rejects_bad_tolerances(bad):
 def test_answer_key_rejects_non_integer_exact_answer():
     with pytest.raises(ValueError, match="integer"):
         exercises.answer_key("x", 1.5, rtol=0)
+
+
+def test_student_sources_have_no_solutions_and_no_answers(tmp_path):
+    """What the student build compiles: no collapsed solution, no solution cell, no answer
+    outside the quotes a chapter makes on purpose (see answers.STATED_IN_TEXT)."""
+    from privpca_edu._coursekit import student
+
+    removed = student.prepare(tmp_path)
+    original = sum("".join(c["source"]).count("<summary>") for p in NOTEBOOKS
+                   for c in json.loads(p.read_text(encoding="utf-8"))["cells"])
+    assert removed >= original > 30
+    for path in sorted((tmp_path / "notebooks").glob("*.ipynb")):
+        text = path.read_text(encoding="utf-8")
+        assert not student.SOLUTION_MARK.search(text), path.name
+        assert "# Solution" not in text, path.name
+        assert student.find_answers(text, path.name) == [], path.name
+    # the instructor sources keep them
+    assert any("<summary>Solution" in p.read_text(encoding="utf-8") for p in NOTEBOOKS)
+
+
+def test_strip_markdown_removes_indented_answers_and_keeps_the_question():
+    text = ("1. Why?\n\n   <details>\n   <summary>Answer</summary>\n\n   Because.\n\n   </details>\n\n"
+            "2. Next question.\n<details>\n<summary>Solution 2</summary>\n\nx = 1\n\n</details>\n"
+            "<details><summary>More about it</summary>kept</details>\n")
+    from privpca_edu._coursekit.notebooks import strip_markdown
+
+    out = strip_markdown(text)
+    assert "Because" not in out and "x = 1" not in out
+    assert "1. Why?" in out and "2. Next question." in out and "kept" in out
+
+
+@pytest.mark.parametrize("edition,must_have", [("html", True), ("student/html", False)])
+def test_built_editions(edition, must_have):
+    """On an existing build (bash scripts/build_book.sh [--student] --no-serve; several minutes,
+    so not built here): the instructor edition has the collapsed solutions, the student edition
+    has none and no answer (the same search the student build runs)."""
+    from privpca_edu._coursekit import student
+
+    site = ROOT / "_build" / edition
+    if not (site / "index.html").exists():
+        pytest.skip(f"no _build/{edition}: build it with scripts/build_book.sh")
+    pages = sorted((site / "notebooks").glob("*.html"))
+    assert len(pages) == 10
+    with_solutions = [p.name for p in pages if student.SOLUTION_MARK.search(p.read_text(encoding="utf-8"))]
+    if must_have:
+        assert len(with_solutions) == 10
+    else:
+        assert with_solutions == [] and student.leaks(site) == []

@@ -172,9 +172,35 @@ CELLS = (
 )
 
 
+# Exercises whose chapter shows the answer on purpose: the exercise asks the student to
+# reproduce a number the chapter's text, table or printed output quotes ("compute it from the
+# boxed formula, then check it against the table").  The student-edition check allows the value
+# only right after the phrase given here (a regular expression matched against the text just
+# before the value) and nowhere else, so any other appearance (a solution, a new printout)
+# still fails the build.  To drop an entry, change the exercise or move the quote after it.
+STATED_IN_TEXT = {
+    "1.1": r"0\.553 \|",                                  # Ch. 1 table of attack accuracies and bounds
+    "1.4": r"0\.59 \|",                                   # the same table, ε = 5, n = 20
+    "2.1": r"(0\.01 \||\()",                              # Ch. 2 table of σ per calibration (paper's)
+    "2.2": r"(\) \||\()",                                 # the same table (exact accounting)
+    "3.2": r"\\?\\sin 60°\s*=",                          # Ch. 3, Figure 3.2: "sin θmax = sin 60° = 0.866"
+    "3.4": r"(\\?\\approx|sqrt\(k\(d-k\)/d\) =)",          # Ch. 3, "Range": D ≈ 2.23; printed random-guess level
+    "3.5": r"\\cos 40°\\?\)\s*=",                         # Ch. 3, Figure 3.1: arccos(cos 30° cos 40°) = 48.4°
+    "4.2": r"(typical \|\|E\|\|_2|2 sqrt\(d\) sigma =)",     # Ch. 4 printout of Analyze Gauss's noise norm
+    "7.2-corrected": r"(noise scale sigma =|classic: sigma =)",  # Ch. 7 protocol printout
+    "7.2-paper": r"paper: sigma =",                         # Ch. 7 protocol printout
+    "10.3": r"sqrt\(2d\)\*sigma =",                        # Ch. 10 printout of the noise norm
+}
+
+
 def answers():
     """Every checked value: (cell, answer) pairs in book order."""
     return [(cell, ans) for cell in CELLS for ans in cell.answers]
+
+
+def chapter_of():
+    """{id: notebook file name}."""
+    return {ans.id: cell.notebook for cell, ans in answers()}
 
 
 @functools.lru_cache(maxsize=None)
