@@ -5,6 +5,7 @@
 # button: it connects the page's code cells to a Jupyter kernel, see book/_ext/live_code.py).
 #
 #   bash scripts/fetch_vendor.sh          # fetch when missing or when the pins below changed
+#   bash scripts/fetch_vendor.sh slides   # reveal.js for the slide decks, into _vendor/slides/
 #   FETCH_VENDOR_FORCE=1 bash scripts/fetch_vendor.sh   # fetch again regardless
 #
 # The packages come from the npm registry with `npm pack` (no node_modules, no install
@@ -18,23 +19,33 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DEST="$ROOT/book/_vendor"
+SET="${1:-book}"
+case "$SET" in
+    book)
+        DEST="$ROOT/book/_vendor"
+        # name  npm spec (exact versions, checked to exist with `npm view`)  file the book loads
+        PINS=(
+            "requirejs     requirejs@2.3.7                      require.js"
+            "html-manager  @jupyter-widgets/html-manager@1.0.6  dist/embed-amd.js"
+            "mathjax       mathjax@3.2.2                        es5/tex-mml-chtml.js"
+            "thebe         thebe@0.9.3                          lib/index.js"
+        )
+        # Bump when the patches applied to Thebe below change (the stamp then no longer matches).
+        THEBE_PATCH="thebe-offline-patch 1" ;;
+    slides)
+        # scripts/build_slides.sh copies reveal.js next to the decks (with the book's MathJax,
+        # require.js and widget manager); the git-ignored _vendor/ is never served by the book
+        DEST="$ROOT/_vendor/slides"
+        PINS=("reveal.js     reveal.js@6.0.2                      dist/reveal.js")
+        THEBE_PATCH="" ;;
+    *) echo "usage: bash scripts/fetch_vendor.sh [book|slides]" >&2; exit 2 ;;
+esac
 STAMP="$DEST/.versions"
-
-# name  npm spec (exact versions, checked to exist with `npm view`)  file the book loads
-PINS=(
-    "requirejs     requirejs@2.3.7                      require.js"
-    "html-manager  @jupyter-widgets/html-manager@1.0.6  dist/embed-amd.js"
-    "mathjax       mathjax@3.2.2                        es5/tex-mml-chtml.js"
-    "thebe         thebe@0.9.3                          lib/index.js"
-)
-# Bump when the patches applied to Thebe below change (the stamp then no longer matches).
-THEBE_PATCH="thebe-offline-patch 1"
 
 log() { printf '[fetch_vendor] %s\n' "$*"; }
 die() { printf '[fetch_vendor] ERROR: %s\n' "$*" >&2; exit 1; }
 
-want="$(printf '%s\n' "${PINS[@]}" "$THEBE_PATCH" | tr -s ' ')"
+want="$(printf '%s\n' "${PINS[@]}" ${THEBE_PATCH:+"$THEBE_PATCH"} | tr -s ' ')"
 
 complete() {
     [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] || return 1
@@ -46,7 +57,7 @@ complete() {
 }
 
 if [ -z "${FETCH_VENDOR_FORCE:-}" ] && complete; then
-    log "book/_vendor is up to date ($(printf '%s ' $(printf '%s\n' "${PINS[@]}" | awk '{print $2}')))"
+    log "${DEST#"$ROOT"/} is up to date ($(printf '%s ' $(printf '%s\n' "${PINS[@]}" | awk '{print $2}')))"
     exit 0
 fi
 
@@ -71,6 +82,7 @@ for line in "${PINS[@]}"; do
     [ -s "$tmp/out/$name/$file" ] || die "$spec has no $file"
 done
 
+if [ "$SET" = book ]; then
 # The widget manager must be the AMD build: it defines its modules for require.js (that is how
 # the page's embed script finds "@jupyter-widgets/controls" without any CDN).
 grep -q 'define("@jupyter-widgets/html-manager"' "$tmp/out/html-manager/dist/embed-amd.js" \
@@ -111,9 +123,10 @@ find "$tmp/out/thebe/lib" -name '*.map' -delete
 rm -rf "$tmp/out/thebe/lib/types" "$tmp/out/thebe/src"
 # Sphinx would read a README.md inside the static folder as a page: keep none.
 find "$tmp/out" -maxdepth 2 -iname 'README*' -delete
+fi
 
 printf '%s\n' "$want" >"$tmp/out/.versions"
 rm -rf "$DEST"
 mkdir -p "$(dirname "$DEST")"
 mv "$tmp/out" "$DEST"
-log "installed into book/_vendor: $(du -sh "$DEST" | cut -f1)"
+log "installed into ${DEST#"$ROOT"/}: $(du -sh "$DEST" | cut -f1)"

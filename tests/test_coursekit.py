@@ -140,3 +140,30 @@ def test_built_editions(edition, must_have):
         assert len(with_solutions) == 10
     else:
         assert with_solutions == [] and student.leaks(site) == []
+
+
+def test_every_chapter_carries_up_to_date_slide_metadata():
+    """scripts/slide_metadata.py derives it from the headings; rerun it after editing a chapter."""
+    from privpca_edu._coursekit import slides
+
+    assert slides.main(["--check"]) == 0
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        types = [c["metadata"]["slideshow"]["slide_type"] for c in cells]
+        assert types[0] == "slide"
+        headings = [c for c in cells if c["cell_type"] == "markdown" and re.match(r"\s*##", "".join(c["source"]))]
+        assert all(c["metadata"]["slideshow"]["slide_type"] == "slide" for c in headings), path.name
+        shows = [c for c in cells if c["cell_type"] == "code" and re.search(r"(^|\W)show\(", "".join(c["source"]))]
+        assert shows and all(c["metadata"]["slideshow"]["slide_type"] == "slide" for c in shows), path.name
+
+
+def test_slide_metadata_is_idempotent(tmp_path):
+    from privpca_edu._coursekit import slides
+
+    copy = tmp_path / NOTEBOOKS[2].name
+    copy.write_bytes(NOTEBOOKS[2].read_bytes())
+    slides.main([str(copy)])
+    once = copy.read_bytes()
+    slides.main([str(copy)])
+    assert copy.read_bytes() == once
+    assert slides.main(["--check", str(copy)]) == 0
