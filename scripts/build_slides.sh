@@ -16,7 +16,8 @@
 # (_build/jupyter_execute/notebooks/) are used when they are newer than the chapter; otherwise
 # nbconvert executes the chapter (seconds each; Chapter 7 about 15 s).  The template
 # scripts/slides_template/privpca_reveal/ is nbconvert's reveal.js template with every script
-# loaded from _vendor/ instead of a CDN.  To present live from the notebook instead, open it
+# loaded from _vendor/ instead of a CDN; its theme is "white" (some reveal.js themes import
+# Google Fonts).  To present live from the notebook instead, open it
 # in JupyterLab and press Alt+R (jupyterlab-rise, installed by scripts/setup_env.sh).
 set -euo pipefail
 
@@ -45,6 +46,9 @@ rm -rf "$OUT/_vendor/"*
 mkdir -p "$OUT/_vendor/reveal.js"
 cp -r _vendor/slides/reveal.js/dist _vendor/slides/reveal.js/LICENSE "$OUT/_vendor/reveal.js/"
 cp -r book/_vendor/mathjax book/_vendor/requirejs book/_vendor/html-manager "$OUT/_vendor/"
+# the book's MathJax 2 -> 3 shim for widget labels (book/_ext/book_assets.py)
+.venv/bin/python -c 'import sys; sys.path.insert(0, "book/_ext"); import book_assets
+print(book_assets.MATHJAX2_SHIM_JS)' >"$OUT/_vendor/mathjax2-shim.js"
 
 t0=$(date +%s)
 n=0
@@ -67,7 +71,7 @@ for nb in notebooks/*.ipynb; do
     .venv/bin/jupyter nbconvert "$src" --to slides "${run[@]}" \
         --template privpca_reveal \
         --TemplateExporter.extra_template_basedirs="$ROOT/scripts/slides_template" \
-        --SlidesExporter.reveal_url_prefix=_vendor/reveal.js \
+        --SlidesExporter.reveal_url_prefix=_vendor/reveal.js --SlidesExporter.reveal_theme=white \
         --SlidesExporter.require_js_url=_vendor/requirejs/require.js \
         --SlidesExporter.widget_renderer_url=_vendor/html-manager/dist/embed-amd.js \
         --output-dir "$OUT" --output "$name" --log-level=WARN

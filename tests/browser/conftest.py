@@ -233,6 +233,12 @@ def built_book() -> Path:
 
 
 @pytest.fixture(scope="session")
+def serve():
+    """``with serve(directory) as base_url:`` serves a folder on 127.0.0.1 (stopped afterwards)."""
+    return static_server
+
+
+@pytest.fixture(scope="session")
 def book_url(built_book):
     with static_server(built_book) as base:
         yield base
