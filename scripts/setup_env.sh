@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Create or refresh the project's environment: .venv at the repository root with the package
-# (editable, all extras) and requirements.txt, plus Debian's Chromium for the browser tests.
+# (editable, all extras) and requirements.txt, plus Debian's Chromium for the browser tests
+# and poppler-utils (pdftotext) for the PDF test.
 #
 # Idempotent and cheap to re-run: pip runs only when pyproject.toml or requirements.txt changed
 # since the last successful install (a hash is kept in .venv/.setup_env.stamp), and apt runs
-# only when /usr/bin/chromium is missing.  Never runs `playwright install` (it downloads a
+# only when /usr/bin/chromium or /usr/bin/pdftotext is missing.  Never runs `playwright install` (it downloads a
 # browser build, which this network does not allow): the tests use /usr/bin/chromium.
 #
 # Environment:
@@ -36,30 +37,33 @@ if command -v flock >/dev/null 2>&1; then
     fi
 fi
 
-# --- 1. Debian packages for the browser tests --------------------------------------------
-if [ -x /usr/bin/chromium ]; then
-    log "chromium: present (Debian package $(dpkg-query -W -f='${Version}' chromium 2>/dev/null || echo '?'))"
+# --- 1. Debian packages for the browser tests and the PDF ----------------------------------
+# chromium (+ driver, fonts): the browser tests and scripts/build_pdf.sh, which prints the book
+# with it; poppler-utils: pdftotext/pdfinfo, with which the PDF test reads the result.
+DEB_PACKAGES="chromium chromium-driver fonts-liberation poppler-utils"
+if [ -x /usr/bin/chromium ] && [ -x /usr/bin/pdftotext ]; then
+    log "chromium: present (Debian package $(dpkg-query -W -f='${Version}' chromium 2>/dev/null || echo '?')); poppler-utils: present"
 elif [ -n "${SETUP_ENV_NO_APT:-}" ]; then
-    log "chromium: missing, SETUP_ENV_NO_APT set: not installing; browser tests cannot run"
+    log "chromium or pdftotext missing, SETUP_ENV_NO_APT set: not installing; browser and PDF tests cannot run"
 elif [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    log "chromium: /usr/bin/chromium is missing and this is not root with apt-get."
-    log "          Browser tests cannot run until someone installs it:"
-    log "          sudo apt-get update && sudo apt-get install -y chromium chromium-driver fonts-liberation"
+    log "chromium or pdftotext is missing and this is not root with apt-get."
+    log "          Browser and PDF tests cannot run until someone installs them:"
+    log "          sudo apt-get update && sudo apt-get install -y $DEB_PACKAGES"
 else
-    log "chromium: missing; installing Debian packages chromium chromium-driver fonts-liberation"
+    log "installing Debian packages $DEB_PACKAGES"
     t0=$(now)
     export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086
     if apt-get -o DPkg::Lock::Timeout=300 update -qq \
-        && apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
-            chromium chromium-driver fonts-liberation >/dev/null; then
+        && apt-get -o DPkg::Lock::Timeout=300 install -y -qq $DEB_PACKAGES >/dev/null; then
         log "chromium: installed $(dpkg-query -W -f='${Version}' chromium 2>/dev/null) in $(( $(now) - t0 )) s"
     else
-        log "chromium: apt-get failed"
+        log "apt-get failed"
         if [ "${CI:-}" = "true" ]; then
             log "CI=true: failing, since the browser tests need it"
             exit 1
         fi
-        log "continuing without it: browser tests cannot run"
+        log "continuing without it: browser and PDF tests cannot run"
     fi
 fi
 

@@ -45,9 +45,10 @@ def strip_markdown(text):
     return re.sub(r"\n{3,}", "\n\n", out)
 
 
-def strip_solutions(nb):
+def strip_solutions(nb, *, keep_outputs=False):
     """A copy of notebook ``nb`` with no solution: collapsed solutions removed from markdown,
-    solution(-check) cells dropped, outputs cleared.  Returns (notebook, n_removed)."""
+    solution(-check) cells dropped, outputs cleared (unless ``keep_outputs``: an executed
+    notebook whose outputs are the chapter's figures).  Returns (notebook, n_removed)."""
     nb = json.loads(json.dumps(nb))
     removed = 0
     cells = []
@@ -63,7 +64,7 @@ def strip_solutions(nb):
                 if not stripped.strip():
                     continue
                 set_source(cell, stripped)
-        if cell["cell_type"] == "code":
+        if cell["cell_type"] == "code" and not keep_outputs:
             cell["outputs"] = []
             cell["execution_count"] = None
         cells.append(cell)

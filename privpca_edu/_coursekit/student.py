@@ -40,8 +40,12 @@ SKIP = shutil.ignore_patterns("_vendor", ".ipynb_checkpoints", "__pycache__", "_
 TEXT_SUFFIXES = {".html", ".js", ".ipynb", ".md", ".txt", ".json", ".py"}
 
 
-def prepare(dest):
-    """Copy the book's sources to ``dest`` with every solution stripped.  Returns the count."""
+def prepare(dest, *, strip=True, executed=None):
+    """Copy the book's sources to ``dest``, with every solution stripped unless ``strip`` is
+    false.  ``executed``: a folder of already executed chapters (``_build/jupyter_execute/
+    notebooks`` of the last book build); when it holds every chapter, newer than its source,
+    those are copied instead (outputs kept) and ``dest/_config.yml`` turns execution off.
+    Returns the number of solution blocks and cells removed."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     for name in SOURCES:
@@ -53,16 +57,28 @@ def prepare(dest):
     vendor = ROOT / "book" / "_vendor"
     if vendor.is_dir():
         shutil.copytree(vendor, dest / "book" / "_vendor", dirs_exist_ok=True)
+    chapters = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    use_executed = executed is not None and all(
+        (Path(executed) / p.name).exists()
+        and (Path(executed) / p.name).stat().st_mtime >= p.stat().st_mtime for p in chapters)
+    if use_executed:
+        for p in chapters:
+            shutil.copy2(Path(executed) / p.name, dest / "notebooks" / p.name)
+        config = (dest / "_config.yml").read_text(encoding="utf-8")
+        config, n = re.subn(r"(?m)^(\s*execute_notebooks:\s*)\S+", r"\g<1>'off'", config)
+        if n != 1:
+            raise ValueError("_config.yml has no single execute_notebooks setting to turn off")
+        (dest / "_config.yml").write_text(config, encoding="utf-8")
     removed = 0
-    for path in sorted((dest / "notebooks").glob("*.ipynb")):
-        nb, n = nbio.strip_solutions(nbio.read(path))
-        nbio.write(path, nb)
-        removed += n
-    for path in sorted((dest / "book").glob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        stripped = nbio.strip_markdown(text)
-        removed += len(nbio.SOLUTION_BLOCK.findall(text))
-        path.write_text(stripped, encoding="utf-8")
+    if strip:
+        for path in sorted((dest / "notebooks").glob("*.ipynb")):
+            nb, n = nbio.strip_solutions(nbio.read(path), keep_outputs=use_executed)
+            nbio.write(path, nb)
+            removed += n
+        for path in sorted((dest / "book").glob("*.md")):
+            text = path.read_text(encoding="utf-8")
+            removed += len(nbio.SOLUTION_BLOCK.findall(text))
+            path.write_text(nbio.strip_markdown(text), encoding="utf-8")
     return removed
 
 

@@ -72,3 +72,26 @@ def test_slide_deck_presents_offline_with_figures_and_maths(chromium, serve):
     assert _foreign(requests) == [], f"requests left 127.0.0.1: {_foreign(requests)}"
     assert failed == [], f"failed requests: {failed}"
     assert errors == [], f"JavaScript errors: {errors}"
+
+
+def test_pdf_of_the_whole_book(built_book):
+    """scripts/build_pdf.sh on the session's book build (it reuses the executed chapters, so this
+    costs the single-page build and the printing, about a minute or two, not a re-execution)."""
+    from privpca_edu._coursekit import pdf
+
+    _run("bash", "scripts/build_pdf.sh", timeout=1800)
+    out = ROOT / "_build" / "pdf" / "privpca_edu_book.pdf"
+    pages = pdf.pdf_pages(out)
+    assert 80 <= pages <= 600, pages
+    text = pdf.pdf_text(out)
+    flat = " ".join(text.split())
+    for title in pdf.chapter_titles():
+        assert " ".join(title.split()) in flat, f"chapter title missing: {title}"
+    assert "Contents" in text
+    # typeset maths: no TeX source left in the text (MathJax replaced every \( ... \) and $$ ... $$)
+    assert "\\varepsilon" not in text and "\\frac" not in text and "\\(" not in text
+    # the figures are embedded as images
+    images = subprocess.run(["pdfimages", "-list", str(out)], capture_output=True, text=True, check=True).stdout
+    assert len(images.splitlines()) - 2 >= 20
+    # the instructor edition prints the solutions, opened
+    assert "Solution 2.1" in text
