@@ -50,23 +50,24 @@ PRINT_CSS = """
 .bd-header-announcement, .cell_input .copybtn, button.copybtn { display: none !important; }
 .bd-main, .bd-content, .bd-article-container, .bd-container, .bd-container__inner, .bd-page-width,
 .bd-article { max-width: none !important; width: 100% !important; padding: 0 !important; margin: 0 !important; }
-section > h1 { break-before: page; }
+section.privpca-chapter { break-before: page; }
 #privpca-toc { break-after: page; }
-#privpca-toc h1 { break-before: avoid; }
+#privpca-toc h2 { break-before: avoid; }
 #privpca-toc li { margin: 0.3em 0; font-size: 1.1em; }
 img, figure, .cell_output, table, mjx-container[display="true"] { break-inside: avoid; }
 img { max-width: 100% !important; height: auto !important; }
 """
 
 TOC_JS = """
-(title) => {
-  const heads = Array.from(document.querySelectorAll('main section > h1, article section > h1'));
+() => {
+  /* the single-page builder marks each document with <span id="document-..."> before its section */
+  const heads = Array.from(document.querySelectorAll('span[id^="document-"] + section'))
+    .map(s => s.querySelector(':scope > h1, :scope > h2, :scope > h3'))
+    .filter(h => h);
   const nav = document.createElement('nav');
   nav.id = 'privpca-toc';
-  const h = document.createElement('h1');
+  const h = document.createElement('h2');
   h.textContent = 'Contents';
-  const t = document.createElement('p');
-  t.innerHTML = '<strong>' + title + '</strong>';
   const ol = document.createElement('ol');
   heads.forEach((head, i) => {
     const section = head.closest('section');
@@ -75,10 +76,11 @@ TOC_JS = """
     const a = document.createElement('a');
     a.href = '#' + section.id;
     a.textContent = head.textContent.replace(/[#¶]\\s*$/, '').trim();
+    section.classList.add('privpca-chapter');
     li.appendChild(a);
     ol.appendChild(li);
   });
-  nav.append(t, h, ol);
+  nav.append(h, ol);
   const first = document.querySelector('article') || document.querySelector('main');
   first.insertBefore(nav, first.firstChild);
   return heads.length;
@@ -126,17 +128,52 @@ def build_singlehtml(src, log):
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(src), "--builder", "singlehtml"]
     with open(log, "w", encoding="utf-8") as fh:
         proc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT)
-    page = Path(src) / "_build" / "singlehtml" / "index.html"
-    if proc.returncode != 0 or not page.exists():
+    site = Path(src) / "_build" / "singlehtml"
+    if proc.returncode != 0 or not (site / root_page()).exists():
         raise RuntimeError(f"jupyter-book build --builder singlehtml failed; see {log}")
-    return page.parent
+    # The page is written as <root document>.html (book/intro.html) but its links to _static/
+    # and _images/ are relative to the site's top (index.html is only a redirect): put it there.
+    html = (site / root_page()).read_text(encoding="utf-8")
+    (site / "index.html").write_text(add_widget_state(html, Path(src) / "notebooks"), encoding="utf-8")
+    return site
+
+
+def add_widget_state(html, notebooks):
+    """``html`` with what the single-page builder leaves out for widgets: the saved widget state
+    of every chapter (merged; model ids are unique) and the scripts that render it — require.js
+    and the local widget manager, set up as ``_config.yml`` and book/_ext/book_assets.py set them
+    up for each chapter's own page."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import book_assets
+    finally:
+        sys.path.pop(0)
+    state = {}
+    for path in sorted(Path(notebooks).glob("*.ipynb")):
+        meta = json.loads(path.read_text(encoding="utf-8"))["metadata"]
+        state.update(meta.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+                     .get("state", {}))
+    if not state:
+        return html
+    blob = json.dumps({"version_major": 2, "version_minor": 0, "state": state}).replace("</", "<\\/")
+    head = (f'<script>{book_assets.ASSETS_PATH_JS}</script>\n'
+            f'<script>{book_assets.MATHJAX2_SHIM_JS}</script>\n'
+            '<script src="_static/requirejs/require.js"></script>\n'
+            f'<script data-jupyter-widgets-cdn="_static/no-widget-cdn/" src="_static/{book_assets.WIDGET_MANAGER}"></script>\n'
+            f'<script type="application/vnd.jupyter.widget-state+json">{blob}</script>\n')
+    return html.replace("</head>", head + "</head>", 1)
+
+
+def root_page():
+    """Where the single-page builder writes the book: its root document's path."""
+    root = re.search(r"(?m)^root:\s*(\S+)", (ROOT / "_toc.yml").read_text(encoding="utf-8")).group(1)
+    return root + ".html"
 
 
 def print_pdf(site, out, *, open_solutions=True):
-    """Print ``site``/index.html to ``out`` with Chromium; returns the number of chapters."""
+    """Print the single page of ``site`` to ``out`` with Chromium; returns the number of chapters."""
     from playwright.sync_api import sync_playwright
 
-    title = "Private PCA, hands on"
     foreign = []
     with _serve(site) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -144,15 +181,21 @@ def print_pdf(site, out, *, open_solutions=True):
             page = browser.new_page()
             page.on("request", lambda r: foreign.append(r.url) if not r.url.startswith(("data:", "blob:"))
                     and urlparse(r.url).hostname != "127.0.0.1" else None)
-            page.goto(base + "/index.html", wait_until="load", timeout=120_000)
+            page.goto(f"{base}/index.html", wait_until="load", timeout=120_000)
             page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
                                    timeout=120_000)
             page.evaluate("MathJax.startup.promise")
+            # every saved widget view rendered by the local widget manager (it inserts a
+            # div.widget-subarea before each view's script; the dashboards' figures are in them)
+            views = page.evaluate("document.querySelectorAll("
+                                  "'script[type=\"application/vnd.jupyter.widget-view+json\"]').length")
+            page.wait_for_function(f"document.querySelectorAll('.widget-subarea > .jupyter-widgets').length >= {views}",
+                                   timeout=120_000)
             page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=120_000)
             if open_solutions:
                 page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
             page.add_style_tag(content=PRINT_CSS)
-            chapters = page.evaluate(TOC_JS, title)
+            chapters = page.evaluate(TOC_JS)
             page.emulate_media(media="print")
             out.parent.mkdir(parents=True, exist_ok=True)
             page.pdf(path=str(out), format="A4", print_background=True, outline=True, tagged=True,
@@ -170,6 +213,11 @@ def print_pdf(site, out, *, open_solutions=True):
 def pdf_text(path):
     return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True,
                           check=True).stdout
+
+
+def flat_text(text):
+    """Whitespace collapsed and line-end hyphens joined ("MOD-\\nSuLQ" -> "MOD-SuLQ")."""
+    return re.sub(r"-\s+", "-", " ".join(text.split()))
 
 
 def pdf_pages(path):
@@ -198,8 +246,8 @@ def main(argv=None):
         chapters = print_pdf(site, out, open_solutions=not args.student)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    text = pdf_text(out)
-    missing = [t for t in chapter_titles() if re.sub(r"\s+", " ", t) not in re.sub(r"\s+", " ", text)]
+    text = flat_text(pdf_text(out))
+    missing = [t for t in chapter_titles() if flat_text(t) not in text]
     pages = pdf_pages(out)
     print(f"[pdf] {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: {pages} pages, "
           f"{chapters} sections in the contents, {out.stat().st_size / 1e6:.1f} MB, "
