@@ -66,6 +66,7 @@ if [ "$student" -eq 1 ]; then
     rm -rf _build/student
     mkdir -p _build/student
     mv "$src/_build/html" "$out"
+    rm -rf "$src"     # (the EXIT trap covers failures; `exec` below would skip it)
     echo "[build_book] built in $(( $(date +%s) - t0 )) s: $ROOT/$out/index.html"
     .venv/bin/python -m privpca_edu._coursekit.student check "$out"
 else
