@@ -41,7 +41,7 @@ import warnings
 
 import numpy as np
 
-from ._validation import PrivacyWarning, check_delta, check_epsilon, check_int, check_option, check_positive, check_random_state
+from ._validation import PrivacyWarning, check_delta, check_epsilon, check_int, check_option, check_positive, as_generator
 from .privacy import gaussian_sigma
 
 __all__ = [
@@ -104,7 +104,7 @@ def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radi
     n_draws = check_int(n_draws, "n_draws", low=1000)
     check_option(pair_scale, "pair_scale", ("none", "sqrt2"))
     pair_factor = 0.5 if pair_scale == "sqrt2" else 1.0  # ‖t/√2‖² = ‖t‖²/2
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     acc = np.zeros(lam.size)
     done = 0
     root = np.sqrt(lam)

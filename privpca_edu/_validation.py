@@ -19,8 +19,11 @@ import numpy as np
 
 __all__ = [
     "PrivacyWarning",
-    "check_random_state",
-    "check_array",
+    "as_generator",
+    "check_data",
+    "check_data_norm",
+    "row_norms",
+    "power_of_two_scale",
     "check_epsilon",
     "check_delta",
     "check_positive",
@@ -37,14 +40,22 @@ class PrivacyWarning(UserWarning):
     """A privacy-relevant condition the user should see (clipping, weak δ, invalid ε range)."""
 
 
-def check_random_state(random_state):
-    """Turn ``None``, an int or a :class:`numpy.random.Generator` into a Generator.
+def as_generator(random_state):
+    """Turn ``None``, an int, a Generator or a legacy ``RandomState`` into a :class:`numpy.random.Generator`.
 
-    Never touches NumPy's global state.  ``None`` gives fresh OS entropy; an int seeds
-    :func:`numpy.random.default_rng`; a Generator is passed through unchanged (so the
-    caller's stream advances).
+    Never touches NumPy's global state.  ``None`` gives fresh OS entropy; an int (or a
+    :class:`numpy.random.SeedSequence`) seeds :func:`numpy.random.default_rng`; a Generator is
+    passed through unchanged (so the caller's stream advances).  A :class:`numpy.random.RandomState`
+    (what scikit-learn's tools pass) is accepted as scikit-learn accepts it: a Generator is seeded
+    from four 32-bit words drawn from it, so the same RandomState state gives the same draws (and
+    the RandomState advances, as it would in scikit-learn).
+
+    (Named ``as_generator``, not ``check_random_state``: scikit-learn's function of that name
+    returns a ``RandomState``.)
     """
     if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
+        if isinstance(random_state, bool):
+            raise TypeError("random_state must be None, an int, a numpy Generator or RandomState, got bool")
         if random_state is not None and random_state < 0:
             raise ValueError(f"random_state must be a non-negative int, got {random_state}")
         return np.random.default_rng(random_state)
@@ -52,8 +63,10 @@ def check_random_state(random_state):
         return random_state
     if isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**32, size=4, dtype=np.uint64))
     raise TypeError(
-        "random_state must be None, an int or a numpy.random.Generator, "
+        "random_state must be None, an int, a numpy.random.Generator or a numpy.random.RandomState, "
         f"got {type(random_state).__name__}"
     )
 
@@ -120,36 +133,42 @@ def check_option(value, name, options):
     return value
 
 
-def check_array(X, name="X", *, min_samples=1, min_features=1, copy=True):
-    """Validate a 2-D finite float array and return a float64 copy.
+def check_data(X, name="X", *, min_samples=1, min_features=1, copy=True):
+    """Validate a 2-D finite real array and return it as float64 (a copy by default).
 
-    The caller's array is never modified: the result is always a new array when
-    ``copy=True`` (the default), so later in-place work (clipping, centring) is safe.
+    The one data check of the package, built on :func:`sklearn.utils.check_array` so that the
+    messages are scikit-learn's (``Found array with 0 sample(s) (shape=(0, 3)) while a minimum
+    of 1 is required.``, ``Complex data not supported``, ``Input X contains NaN.``, a clear
+    message for sparse input).  The caller's array is never modified: with ``copy=True`` (the
+    default) the result is always a new array, so later in-place work (clipping, centring) is
+    safe.  A list of 2-D arrays (the providers of a distributed method) is refused here.
     """
     if isinstance(X, (list, tuple)) and len(X) and isinstance(X[0], np.ndarray) and X[0].ndim == 2:
         raise TypeError(f"{name} must be a single 2-D array here, got a list of arrays")
-    try:
-        arr = np.array(X, dtype=np.float64, copy=copy) if copy else np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a 2-D numeric array, could not convert: {exc}") from None
-    if arr.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features), got {arr.ndim}-D "
-            f"with shape {arr.shape}"
-        )
-    n, d = arr.shape
-    if n < min_samples:
-        raise ValueError(f"{name} must have at least {min_samples} sample(s), got {n}")
-    if d < min_features:
-        raise ValueError(f"{name} must have at least {min_features} feature(s), got {d}")
-    finite = np.isfinite(arr)
-    if not finite.all():
-        bad = np.flatnonzero(~finite.all(axis=1))
-        raise ValueError(
-            f"{name} must contain only finite values; rows {bad[:5].tolist()}"
-            f"{'…' if bad.size > 5 else ''} contain NaN or inf ({bad.size} row(s) in all)"
-        )
-    return arr
+    from sklearn.utils import check_array as _sk_check_array
+
+    return _sk_check_array(X, dtype=np.float64, copy=copy, input_name=name, ensure_min_samples=min_samples,
+                           ensure_min_features=min_features)
+
+
+#: Largest / smallest accepted ``data_norm``: B² (every sensitivity here is a multiple of B or
+#: B²) must stay a normal float64, far from overflow and underflow.
+DATA_NORM_RANGE = (1e-100, 1e100)
+
+
+def check_data_norm(data_norm, name="data_norm"):
+    """The public row-norm bound B: a finite real in [1e-100, 1e100] (so B² is a normal float).
+
+    Beyond that range the sensitivities (∝ B²) overflow to inf or underflow to 0 in float64, and
+    every calibration downstream would fail with an unrelated error; rescale the data instead
+    (every estimator here is equivariant under X → X/c with B → B/c).
+    """
+    value = check_positive(data_norm, name)
+    lo, hi = DATA_NORM_RANGE
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}] (B² must be a finite, nonzero float64), got {value:g}; "
+                         "rescale the data and the bound together")
+    return value
 
 
 def check_symmetric(A, name="A"):
@@ -162,13 +181,43 @@ def check_symmetric(A, name="A"):
     return (A + A.T) / 2
 
 
+def row_norms(X):
+    """ℓ2 norm of every row of a finite 2-D float array, without overflow.
+
+    The squared norm overflows to inf for entries beyond ~1e154; such rows are recomputed after
+    dividing by their largest absolute entry (‖x‖ = m‖x/m‖), so the norm is right up to the
+    largest float.
+    """
+    sq = np.einsum("ij,ij->i", X, X)
+    norms = np.sqrt(sq)
+    bad = ~np.isfinite(sq)
+    if bad.any():
+        rows = X[bad]
+        m = np.max(np.abs(rows), axis=1)
+        scaled = rows / m[:, None]
+        norms[bad] = m * np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    return norms
+
+
+def power_of_two_scale(X):
+    """A power of two c near max|X| when X is so large or small that XᵀX would overflow or underflow; else 1.
+
+    Estimators whose result does not depend on the scale of X (eigenvectors, spatial signs) work
+    on X/c, which is exact (a power of two) and keeps every product finite and normal.
+    """
+    m = float(np.max(np.abs(X))) if X.size else 0.0
+    if m == 0.0 or 1e-100 <= m <= 1e100:
+        return 1.0
+    return float(2.0 ** np.frexp(m)[1])
+
+
 def clip_rows(X, data_norm, *, name="X", warn=True, copy=True):
     """Scale every row of norm > ``data_norm`` down to norm ``data_norm``.
 
     ``data_norm`` is a *public* bound supplied by the user (the privacy proofs assume it);
     it is never estimated from the data.  Works on a copy, so the caller's array is never
     modified; ``copy=False`` is for callers that pass their *own* float64 copy (from
-    :func:`check_array`) and saves a second copy of a large X.
+    :func:`check_data`) and saves a second copy of a large X.
     A :class:`PrivacyWarning` says that rows were clipped, but **not how many**: that count
     changes when one record is replaced, so it must not leave a private estimator (the
     estimators never store it).
@@ -181,14 +230,20 @@ def clip_rows(X, data_norm, *, name="X", warn=True, copy=True):
         How many rows were scaled down — the data holder's own diagnostic, computed from the
         private data: never part of a release.
     """
-    data_norm = check_positive(data_norm, "data_norm")
+    data_norm = check_data_norm(data_norm)
     X = np.array(X, dtype=np.float64, copy=True) if copy else X
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    norms = row_norms(X)
     # A tiny relative slack so rows already normalised to the bound are not "clipped".
     over = norms > data_norm * (1 + 1e-12)
     n_clipped = int(over.sum())
     if n_clipped:
-        X[over] *= (data_norm / norms[over])[:, None]
+        scale = data_norm / norms
+        # B/‖x‖ loses precision (subnormal) for ‖x‖ near the largest float: use B·(x/‖x‖) there
+        tiny = over & (scale < 1e-290)
+        over &= ~tiny
+        X[over] *= scale[over][:, None]
+        if tiny.any():
+            X[tiny] = X[tiny] / norms[tiny][:, None] * data_norm
         if warn:
             warnings.warn(_clip_message(name, data_norm), PrivacyWarning, stacklevel=3)
     return X, n_clipped
@@ -199,7 +254,7 @@ def clip_provider_rows(parts, data_norm, *, copy=True, stacklevel=3):
 
     Returns the list of clipped arrays and the total number of clipped rows (a diagnostic for
     the data holders, never released; the warning does not give it).  ``copy=False``
-    only for arrays the caller owns (e.g. from :func:`check_array`).
+    only for arrays the caller owns (e.g. from :func:`check_data`).
     """
     clipped = [clip_rows(P, data_norm, warn=False, copy=copy) for P in parts]
     n_clipped = sum(c for _, c in clipped)
@@ -238,3 +293,9 @@ def single_threaded_blas():
         _BLAS_CONTROLLER.append(ThreadpoolController())
     with _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas"):
         yield
+
+
+# Old names kept for modules not yet migrated (they shadowed scikit-learn's names): use
+# check_data and as_generator.
+check_array = check_data
+check_random_state = as_generator

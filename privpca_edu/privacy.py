@@ -42,7 +42,7 @@ from ._validation import (
     check_int,
     check_option,
     check_positive,
-    check_random_state,
+    as_generator,
 )
 
 __all__ = [
@@ -507,7 +507,7 @@ def symmetric_noise(dim, sigma, *, convention="upper_iid", size=None, random_sta
     if convention == "vecd":
         convention = "frobenius"
     check_option(convention, "convention", tuple(SYMMETRIC_CONVENTIONS))
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     batch = () if size is None else ((size,) if np.isscalar(size) else tuple(size))
     G = rng.standard_normal(batch + (dim, dim))
     upper = np.triu(G, 1)

@@ -247,9 +247,9 @@ def top_eigenvectors(A, n_components):
 
 def random_orthonormal(n_features, n_components, random_state=None):
     """A uniformly random (Haar) d×k orthonormal basis: QR of a Gaussian matrix with sign fix."""
-    from ._validation import check_random_state
+    from ._validation import as_generator
 
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     d = check_int(n_features, "n_features", low=1)
     k = check_int(n_components, "n_components", low=1, high=d)
     Q, _ = thin_qr(rng.standard_normal((d, k)))

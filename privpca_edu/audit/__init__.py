@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, stats
 
-from .._validation import check_delta, check_epsilon, check_int, check_positive, check_random_state
+from .._validation import check_delta, check_epsilon, check_int, check_positive, as_generator
 from ..privacy import check_gaussian_guarantee, gaussian_sigma, gdp_delta, symmetric_to_vector
 
 __all__ = [
@@ -263,7 +263,7 @@ def audit_release_gdp(mechanism, X, X_prime, mu=None, *, epsilon=None, delta=Non
     mechanism's own ``epsilon``/``delta``).  The claim is never read from the mechanism's σ, so a
     mechanism that quietly uses less noise cannot vouch for itself.
     """
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     n_draws = check_int(n_draws, "n_draws", low=100)
     if mu is None:
         epsilon = mechanism.epsilon if epsilon is None else epsilon
@@ -431,7 +431,7 @@ def bingham_reference_moments(A, n_samples=400_000, random_state=0, batch=200_00
     A = (np.asarray(A, dtype=np.float64) + np.asarray(A, dtype=np.float64).T) / 2
     lam, U = np.linalg.eigh(A)
     lam, U = lam[::-1], U[:, ::-1]
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     d = len(lam)
     acc = []
     total = 0

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_int, check_option, check_positive, check_random_state
+from .._validation import check_int, check_option, check_positive, as_generator
 from ._base import SyntheticData
 
 __all__ = ["elliptical", "spike_directions", "outlier_direction", "ELLIPTICAL_FAMILIES"]
@@ -130,7 +130,7 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
         if d <= k:
             raise ValueError(f"family='contaminated' needs n_features > number of spikes ({k}), got {d}")
     kappa = 10.0 * float(lam[0]) if outlier_scale is None else check_positive(outlier_scale, "outlier_scale")
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
 
     V = spike_directions(d, k)
     root = np.sqrt(lam) - 1.0  # Σ^{1/2} = I + V diag(√λ − 1) Vᵀ

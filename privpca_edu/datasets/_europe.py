@@ -53,7 +53,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.sparse.linalg import eigsh
 
-from .._validation import check_int, check_option, check_positive, check_random_state
+from .._validation import check_int, check_option, check_positive, as_generator
 from ..subspace import top_eigenvectors
 from ._base import SyntheticData
 
@@ -376,7 +376,7 @@ def population_colors(populations=EUROPE_POPULATIONS):
 # common assembly
 # ---------------------------------------------------------------------------------------------
 def _haar_rotation(d, random_state):
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     Q, R = np.linalg.qr(rng.standard_normal((d, d)))
     return Q * np.sign(np.diag(R))  # sign fix: Haar distributed (Mezzadri 2007)
 

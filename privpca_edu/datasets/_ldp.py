@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_int, check_positive, check_random_state
+from .._validation import check_int, check_positive, as_generator
 from ..subspace import thin_qr
 from ._base import SyntheticData
 
@@ -37,7 +37,7 @@ def ldp_spiked_model(n_features, n_components, *, gap=10.0, support_size=None, r
     p = check_int(n_features, "n_features", low=2)
     k = check_int(n_components, "n_components", low=1, high=p - 1)
     gap = check_positive(gap, "gap")
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     if support_size is None:
         V, _ = thin_qr(rng.standard_normal((p, k)))
         support = None
@@ -119,7 +119,7 @@ def ldp_spiked(
         check_int(support_size, "support_size", low=k, high=p)
     if not isinstance(clip, (bool, np.bool_)):
         raise TypeError(f"clip must be True or False, got {clip!r}")
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
 
     V, covariance, eigenvalues, support = ldp_spiked_model(p, k, gap=gap, support_size=support_size,
                                                            random_state=rng)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int, check_option, check_positive, check_random_state
+from .._validation import check_int, check_option, check_positive, as_generator
 from ..subspace import thin_qr
 from ._base import SyntheticData
 
@@ -85,7 +85,7 @@ def _spiked_model(n_samples, n_features, n_components, support_size, spike, nois
     spike = check_positive(spike, "spike")
     noise_high = check_positive(noise_high, "noise_high", allow_zero=True)
     check_option(scaling, "scaling", _SCALINGS)
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
 
     eigenvalues = np.concatenate([np.full(k, spike), rng.uniform(0.0, noise_high, size=d - k)])
     L, _ = thin_qr(rng.standard_normal((s, k)))

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import asdict, dataclass
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils._param_validation import Interval, StrOptions  # noqa: F401  (StrOptions: used by subclasses)
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_array, check_delta, check_epsilon, check_n_components, check_positive, clip_rows
+from .._validation import (
+    DATA_NORM_RANGE,
+    check_data,
+    check_data_norm,
+    check_delta,
+    check_epsilon,
+    check_n_components,
+    clip_rows,
+)
 
 
 @dataclass(frozen=True)
@@ -74,59 +85,63 @@ class PrivacyRecord:
         return asdict(self)
 
 
-class BaseEstimator:
-    """Minimal scikit-learn style base: ``get_params``/``set_params`` and a readable repr.
+def _real(low=0.0, high=None, closed="neither"):
+    return Interval(Real, low, high, closed=closed)
 
-    Subclasses store their constructor arguments unchanged and validate them in ``fit``.
+
+#: Parameter constraints shared by the estimators (scikit-learn's declarative pattern, checked
+#: once per ``fit`` by :meth:`PCABase._validate_fit_input`; the value checks of
+#: :mod:`privpca_edu._validation` then give the numbers their exact meaning).
+N_COMPONENTS = [Interval(Integral, 1, None, closed="left")]
+EPSILON = [Interval(Real, 0, np.inf, closed="right")]  # inf: no noise
+DELTA = [Interval(Real, 0, 1, closed="neither")]
+DATA_NORM = [Interval(Real, DATA_NORM_RANGE[0], DATA_NORM_RANGE[1], closed="both")]
+RANDOM_STATE = ["random_state", np.random.Generator, np.random.SeedSequence]
+POSITIVE = [_real()]
+NONNEGATIVE = [_real(closed="left")]
+POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+BOOLEAN = ["boolean"]
+
+
+class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """scikit-learn estimator base of every PCA here: validation, ``transform``, ``inverse_transform``.
+
+    Subclasses store their constructor arguments unchanged, declare ``_parameter_constraints``
+    and validate parameters and data once, at the start of ``fit``, through
+    :meth:`_validate_fit_input` (``BaseEstimator._validate_params`` plus
+    :func:`sklearn.utils.validation.validate_data` on a float64 copy, which also records
+    ``n_features_in_``).  A refit first forgets every fitted attribute of the previous fit.
     """
 
-    @classmethod
-    def _param_names(cls):
-        sig = inspect.signature(cls.__init__)
-        return [p for p in sig.parameters if p != "self" and not p.startswith("_")]
+    _parameter_constraints: dict = {"n_components": N_COMPONENTS}
 
-    def get_params(self, deep=True):
-        return {name: getattr(self, name) for name in self._param_names()}
+    def _forget_fit(self):
+        """Delete the attributes of an earlier fit (``messages_``, ``history_`` …), so none go stale."""
+        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, key)
 
-    def set_params(self, **params):
-        valid = self._param_names()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"invalid parameter {key!r} for {type(self).__name__}; valid: {valid}")
-            setattr(self, key, value)
-        return self
+    def _validate_fit_input(self, X, *, min_samples=1, fitting=True):
+        """Check parameters (constraints) and X; return our own float64 copy of X.
 
-    def __repr__(self):
-        defaults = {
-            name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()
-        }
-        shown = []
-        for name, value in self.get_params().items():
-            default = defaults.get(name, inspect.Parameter.empty)
-            same = value is default or (
-                isinstance(value, (int, float, str, bool, type(None))) and value == default
-            )
-            if not same:
-                shown.append(f"{name}={value!r}")
-        return f"{type(self).__name__}({', '.join(shown)})"
-
-
-class PCABase(BaseEstimator):
-    """transform / fit_transform / inverse_transform for any estimator with ``components_``."""
-
-    def _check_fitted(self):
-        if not hasattr(self, "components_"):
-            raise AttributeError(f"this {type(self).__name__} is not fitted yet; call fit(X) first")
+        The one entry point of every ``fit``: parameters first (a wrong parameter is reported
+        whatever X is), then X with scikit-learn's messages (complex, sparse, NaN/inf, empty,
+        too few samples), recording ``n_features_in_``.  ``fitting=False`` (audit helpers such
+        as ``release_parts``) checks the same things but leaves a fitted estimator as it is.
+        """
+        self._validate_params()
+        if not fitting:
+            return check_data(X, min_samples=min_samples)
+        self._forget_fit()
+        return validate_data(self, X, dtype=np.float64, copy=True, ensure_min_samples=min_samples)
 
     def _check_transform_input(self, X):
-        self._check_fitted()
-        X = check_array(X, copy=False)
-        if X.shape[1] != self.components_.shape[1]:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
-                f"{self.components_.shape[1]}"
-            )
-        return X
+        check_is_fitted(self)
+        # scikit-learn's wording for a wrong width: "X has 3 features, but PCA is expecting 4 …"
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    @property
+    def _n_features_out(self):  # for get_feature_names_out: pca0, pca1, …
+        return self.components_.shape[0]
 
     def transform(self, X):
         """Project X onto the fitted components: ``(X - mean_) @ components_.T``.
@@ -136,12 +151,14 @@ class PCABase(BaseEstimator):
         X = self._check_transform_input(X)
         return (X - getattr(self, "mean_", 0.0)) @ self.components_.T
 
-    def fit_transform(self, X, y=None):
-        return self.fit(X).transform(X)
-
-    def inverse_transform(self, Z):
-        self._check_fitted()
-        Z = np.asarray(Z, dtype=np.float64)
+    def inverse_transform(self, X):
+        """Map scores (n, k) back to the data space: ``X @ components_ + mean_``."""
+        check_is_fitted(self)
+        Z = check_data(X, "X")
+        k = self.components_.shape[0]
+        if Z.shape[1] != k:
+            raise ValueError(f"X has {Z.shape[1]} features (scores), but {type(self).__name__}.inverse_transform "
+                             f"is expecting {k} (n_components_)")
         return Z @ self.components_ + getattr(self, "mean_", 0.0)
 
     def _set_components(self, basis):
@@ -157,30 +174,71 @@ class PrivateEstimator(PCABase):
     privacy_model = "central"
     neighbouring = "replace-one"
     requires_delta = True
+    _parameter_constraints: dict = {
+        **PCABase._parameter_constraints, "epsilon": EPSILON, "delta": DELTA, "data_norm": DATA_NORM,
+        "random_state": RANDOM_STATE,
+    }
 
     def _validate_privacy(self):
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta) if self.requires_delta else float(self.delta)
-        data_norm = check_positive(self.data_norm, "data_norm")
+        data_norm = check_data_norm(self.data_norm)
         return epsilon, delta, data_norm
 
-    def _prepare(self, X):
-        """Validate X and k, clip rows to ``data_norm`` (on a copy; warns that clipping happened).
+    def _prepare(self, X, *, fitting=False, min_samples=1):
+        """Validate parameters and X (once), clip rows to ``data_norm`` (on our copy; warns).
 
+        ``fitting=True`` from ``fit`` (forgets the previous fit, records ``n_features_in_``).
         The number of clipped rows is not stored: it depends on the private data.
         """
+        X = self._validate_fit_input(X, min_samples=min_samples, fitting=fitting)
         epsilon, delta, data_norm = self._validate_privacy()
-        X = check_array(X)  # our own copy: clipping may work in place
         k = check_n_components(self.n_components, X.shape[1])
         X, _ = clip_rows(X, data_norm, warn=True, copy=False)
         self.n_samples_ = X.shape[0]
         return X, k, epsilon, delta, data_norm
+
+    def _validate_fit_providers(self, X):
+        """``fit`` input of the distributed estimators: one array, or a list of providers' arrays.
+
+        Providers are recognised only as a non-empty list (or tuple) of 2-D numpy arrays; anything
+        else (a list of lists, say) is one data set, validated like any X.  Returns a list of our
+        own float64 copies, all with the same number of features (``n_features_in_``).
+        """
+        if isinstance(X, (list, tuple)) and len(X) == 0:
+            self._validate_params()
+            raise ValueError("X is empty: pass a 2-D array, or a list of 2-D numpy arrays (at least one provider)")
+        if not is_provider_list(X):
+            return [self._validate_fit_input(X)]
+        self._validate_params()
+        self._forget_fit()
+        parts = [check_data(P, name=f"X[{i}]") for i, P in enumerate(X)]
+        dims = [p.shape[1] for p in parts]
+        if len(set(dims)) > 1:
+            raise ValueError(f"every provider in X must have the same number of features; got {dims} per provider")
+        self.n_features_in_ = dims[0]
+        return parts
 
     def _record(self, **fields):
         fields.setdefault("model", self.privacy_model)
         fields.setdefault("neighbouring", self.neighbouring)
         self.privacy_ = make_record(**fields)
         return self.privacy_
+
+
+def is_provider_list(X):
+    """True for a non-empty list/tuple of 2-D numpy arrays (the providers of a distributed fit).
+
+    A list mixing 2-D arrays with anything else is refused (ambiguous); a list of lists or of
+    1-D arrays is *not* a provider list: it is one data set, row by row.
+    """
+    if not isinstance(X, (list, tuple)) or len(X) == 0:
+        return False
+    two_d = [isinstance(P, np.ndarray) and P.ndim == 2 for P in X]
+    if any(two_d) and not all(two_d):
+        raise TypeError("X mixes 2-D arrays with other items: pass one 2-D array, or a list of 2-D numpy arrays "
+                        "(one per provider)")
+    return all(two_d)
 
 
 def make_record(**fields):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_random_state
+from .._validation import as_generator
 from ..subspace import kept_rows, subspace_distance, thin_qr, truncate_rows
 
 
@@ -31,7 +31,7 @@ def initial_basis(init, n_features, n_components, sparsity, threshold_init, rand
     if isinstance(init, str):
         if init != "random":
             raise ValueError(f"init must be 'random' or a (n_features, n_components) array, got {init!r}")
-        Q0 = check_random_state(random_state).standard_normal((d, k))
+        Q0 = as_generator(random_state).standard_normal((d, k))
         do_threshold = bool(threshold_init) if threshold_init is not None else False
     else:
         Q0 = np.array(init, dtype=np.float64, copy=True)
@@ -67,16 +67,24 @@ def truncated_orthogonal_iteration(apply, Q1, sparsity, n_iter, *, tol=None, max
     Q = Q1
     limit = n_iter if n_iter is not None else max_iter
     d = Q1.shape[0]
+    k = Q1.shape[1]
     for t in range(1, limit + 1):
-        V, _ = thin_qr(apply(Q, t))
-        if sparsity == d:
-            Q_next, _ = thin_qr(V)
-        else:
-            # Thin_QR(Threshold(V)): the zeroed rows do not touch R, so factorise only the ŝ×k
-            # kept block (the same Q, at O(ŝk²) instead of O(dk²)).
-            keep = kept_rows(V, sparsity)
-            Q_next = np.zeros_like(V)
-            Q_next[keep], _ = thin_qr(V[keep])
+        try:
+            V, _ = thin_qr(apply(Q, t))
+            if sparsity == d:
+                Q_next, _ = thin_qr(V)
+            else:
+                # Thin_QR(Threshold(V)): the zeroed rows do not touch R, so factorise only the ŝ×k
+                # kept block (the same Q, at O(ŝk²) instead of O(dk²)).
+                keep = kept_rows(V, sparsity)
+                Q_next = np.zeros_like(V)
+                Q_next[keep], _ = thin_qr(V[keep])
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                f"the power iteration lost rank at iteration {t}: Σ̂Q (or its {sparsity} kept rows) spans fewer "
+                f"than n_components={k} directions, so no {k}-dimensional subspace can be returned; the data's "
+                "second-moment matrix has rank < n_components (too few samples or collinear features) or the "
+                "sparsity is too small: lower n_components or raise sparsity") from None
         history.append(Q_next)
         if n_iter is None and subspace_distance(Q_next, Q) < tol:
             break

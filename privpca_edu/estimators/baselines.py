@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_array, check_int, check_n_components, check_option, check_positive, single_threaded_blas
+from .._validation import as_generator, power_of_two_scale, check_int, check_n_components, check_positive, single_threaded_blas
 from ..subspace import fix_signs, top_eigenvectors
-from ._base import PCABase
+from ._base import BOOLEAN, POSITIVE, POSITIVE_INT, RANDOM_STATE, PCABase, StrOptions
 from ._power import initial_basis, truncated_orthogonal_iteration
 
 
@@ -37,12 +37,14 @@ class PCA(PCABase):
     array([[1., 0., 0.]])
     """
 
+    _parameter_constraints: dict = {**PCABase._parameter_constraints, "center": BOOLEAN}
+
     def __init__(self, n_components=2, *, center=False):
         self.n_components = n_components
         self.center = center
 
     def fit(self, X, y=None):
-        X = check_array(X)
+        X = self._validate_fit_input(X)
         k = check_n_components(self.n_components, X.shape[1])
         if self.center:
             self.mean_ = X.mean(axis=0)
@@ -50,12 +52,18 @@ class PCA(PCABase):
         else:
             self.mean_ = 0.0
         n = X.shape[0]
+        # Work on X/c, c = max|x_ij| (a power of two: exact), so XᵀX/n neither overflows (entries
+        # beyond ~1e154) nor underflows; eigenvectors do not depend on c, eigenvalues scale by c².
+        c = power_of_two_scale(X)
+        if c != 1.0:
+            X *= 1.0 / c
         A = X.T @ X / n
         values, basis = top_eigenvectors(A, k)
-        self.second_moment_ = A
-        self.explained_variance_ = values
         trace = np.trace(A)
         self.explained_variance_ratio_ = values / trace if trace > 0 else np.zeros_like(values)
+        with np.errstate(over="ignore"):  # c² · λ may be beyond float64: then inf is the true value
+            self.second_moment_ = A * (c * c) if c != 1.0 else A
+            self.explained_variance_ = values * (c * c) if c != 1.0 else values
         self.n_samples_ = n
         self._set_components(basis)
         return self
@@ -98,6 +106,13 @@ class TruncatedPowerPCA(PCABase):
     n_iter_ : int, iterations run
     """
 
+    _parameter_constraints: dict = {
+        **PCABase._parameter_constraints, "sparsity": [None, *POSITIVE_INT], "n_iter": [None, *POSITIVE_INT],
+        "tol": POSITIVE, "max_iter": POSITIVE_INT, "init": [StrOptions({"random"}), "array-like"],
+        "threshold_init": ["boolean", None], "method": [StrOptions({"block", "deflation"})],
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, n_components=1, *, sparsity=None, n_iter=None, tol=1e-10, max_iter=1000,
                  init="random", threshold_init=None, method="block", random_state=None):
         self.n_components = n_components
@@ -116,15 +131,18 @@ class TruncatedPowerPCA(PCABase):
         n_iter = None if self.n_iter is None else check_int(self.n_iter, "n_iter", low=1)
         tol = check_positive(self.tol, "tol")
         max_iter = check_int(self.max_iter, "max_iter", low=1)
-        check_option(self.method, "method", ("block", "deflation"))
         return k, s, n_iter, tol, max_iter
 
     def fit(self, X, y=None):
-        X = check_array(X)
+        X = self._validate_fit_input(X)
         n, d = X.shape
         k, s, n_iter, tol, max_iter = self._validated(d)
+        c = power_of_two_scale(X)  # the iterates do not depend on the scale of Σ̂: keep it finite
+        if c != 1.0:
+            X *= 1.0 / c
         A = X.T @ X / n
-        self.second_moment_ = A
+        with np.errstate(over="ignore"):
+            self.second_moment_ = A * (c * c) if c != 1.0 else A
         self.n_samples_ = n
         with single_threaded_blas():  # many small products: one BLAS thread is faster here
             if self.method == "block":
@@ -140,9 +158,7 @@ class TruncatedPowerPCA(PCABase):
         return self
 
     def _fit_deflation(self, A, k, s, n_iter, tol, max_iter):
-        from .._validation import check_random_state
-
-        rng = check_random_state(self.random_state)
+        rng = as_generator(self.random_state)
         d = A.shape[0]
         vectors = []
         A = A.copy()

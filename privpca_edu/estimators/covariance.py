@@ -14,7 +14,7 @@ import numpy as np
 from .._validation import check_int, check_option
 from ..privacy import gaussian_sigma, mod_sulq_noise_scale, symmetric_noise
 from ..subspace import top_eigenvectors
-from ._base import PrivateEstimator
+from ._base import PrivateEstimator, StrOptions
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,8 @@ class NoisyMatrixMechanism(PrivateEstimator):
         return parts.statistic + E
 
     def fit(self, X, y=None):
-        X, k, epsilon, delta, data_norm = self._prepare(X)
+        """Release the noisy matrix for X and keep its top-k eigenvectors."""
+        X, k, epsilon, delta, data_norm = self._prepare(X, fitting=True)
         n, d = X.shape
         sens = self._sensitivity(n, d, data_norm)
         sigma = self._noise_scale(sens, n, d, epsilon, delta, data_norm)
@@ -146,6 +147,9 @@ class AnalyzeGauss(NoisyMatrixMechanism):
     """
 
     mechanism_name = "Gaussian mechanism on X^T X / n (Analyze Gauss)"
+    _parameter_constraints: dict = {
+        **PrivateEstimator._parameter_constraints, "calibration": [StrOptions({"classic", "analytic"})],
+    }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0,
                  calibration="classic", random_state=None):

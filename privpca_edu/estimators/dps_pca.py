@@ -9,18 +9,24 @@ import numpy as np
 
 from .._validation import (
     PrivacyWarning,
-    check_array,
+    check_data,
     check_int,
     check_n_components,
     check_option,
     clip_rows,
     single_threaded_blas,
-    check_random_state,
+    as_generator,
     clip_provider_rows,
 )
 from ..privacy import ITERATIVE_CALIBRATIONS, dps_pca_sigma
 from ..subspace import fix_signs
-from ._base import PrivateEstimator
+from ._base import (
+    BOOLEAN,
+    POSITIVE_INT,
+    PrivateEstimator,
+    StrOptions,
+    is_provider_list,
+)
 from ._power import initial_basis, truncated_orthogonal_iteration
 
 
@@ -56,7 +62,7 @@ def run_dps_pca(scatters, sizes, Q1, sparsity, n_iter, sigma, *, noise="independ
     history : list of (d, k), Q(1) … Q(T+1)
     messages : list over t of lists over providers of H_i(t) (None unless recorded)
     """
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     sizes = np.asarray(sizes)
     n = int(sizes.sum())
     d, k = Q1.shape
@@ -85,11 +91,13 @@ def run_dps_pca(scatters, sizes, Q1, sparsity, n_iter, sigma, *, noise="independ
 
 
 def split_providers(X, name="X"):
-    """Validate one array or a list of per-provider arrays; return a list of float copies."""
-    if isinstance(X, (list, tuple)):
-        if len(X) == 0:
-            raise ValueError(f"{name} must contain at least one provider's data, got an empty list")
-        parts = [check_array(Xi, name=f"{name}[{i}]") for i, Xi in enumerate(X)]
+    """Validate one array or a list of per-provider 2-D numpy arrays; return a list of float copies.
+
+    Providers are recognised only as a non-empty list of 2-D numpy arrays
+    (:func:`~privpca_edu.estimators._base.is_provider_list`); a list of lists is one data set.
+    """
+    if is_provider_list(X):
+        parts = [check_data(Xi, name=f"{name}[{i}]") for i, Xi in enumerate(X)]
         dims = sorted({p.shape[1] for p in parts})
         if len(dims) > 1:
             raise ValueError(
@@ -97,7 +105,7 @@ def split_providers(X, name="X"):
                 f"(per provider: {[p.shape[1] for p in parts]})"
             )
         return parts
-    return [check_array(X, name=name)]
+    return [check_data(X, name=name)]
 
 
 class DPSPCA(PrivateEstimator):
@@ -172,6 +180,12 @@ class DPSPCA(PrivateEstimator):
 
     privacy_model = "distributed"
     mechanism_name = "noisy row-truncated power method (per-provider Gaussian noise on Σ̂_i Q)"
+    _parameter_constraints: dict = {
+        **PrivateEstimator._parameter_constraints, "sparsity": [None, *POSITIVE_INT], "n_iter": POSITIVE_INT,
+        "calibration": [StrOptions(set(ITERATIVE_CALIBRATIONS))], "noise": [StrOptions({"independent", "shared"})],
+        "init": [StrOptions({"random"}), "array-like"], "threshold_init": ["boolean", None],
+        "record_messages": BOOLEAN,
+    }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=0.1, sparsity=None, n_iter=10, data_norm=1.0,
                  calibration="paper", noise="independent", init="random", threshold_init=None,
@@ -190,16 +204,16 @@ class DPSPCA(PrivateEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Fit on one array (N = 1) or a list of per-provider arrays (sizes may differ)."""
+        """Fit on one array (N = 1) or a list of per-provider 2-D numpy arrays (sizes may differ)."""
+        providers = self._validate_fit_providers(X)
         epsilon, delta, data_norm = self._validate_privacy()
-        providers = split_providers(X)
         d = providers[0].shape[1]
         k = check_n_components(self.n_components, d)
         s = d if self.sparsity is None else check_int(self.sparsity, "sparsity", low=k, high=d)
         T = check_int(self.n_iter, "n_iter", low=1)
         check_option(self.calibration, "calibration", tuple(ITERATIVE_CALIBRATIONS))
         check_option(self.noise, "noise", ("independent", "shared"))
-        rng = check_random_state(self.random_state)
+        rng = as_generator(self.random_state)
 
         # split_providers returned our own copies, so clipping may work in place
         clipped, _ = clip_provider_rows(providers, data_norm, copy=False)
@@ -255,11 +269,11 @@ class DPSPCA(PrivateEstimator):
         release that the audit recipes A and C test.  Returns (n_draws, d, k).
         """
         epsilon, delta, data_norm = self._validate_privacy()
-        X = clip_rows(check_array(X), data_norm)[0]
+        X = clip_rows(check_data(X), data_norm)[0]
         Q = np.asarray(Q, dtype=np.float64)
         T = check_int(self.n_iter, "n_iter", low=1)
         check_option(self.calibration, "calibration", tuple(ITERATIVE_CALIBRATIONS))
         sigma = dps_pca_sigma(epsilon, delta, T, data_norm=data_norm, method=self.calibration)
-        rng = check_random_state(random_state)
+        rng = as_generator(random_state)
         n_draws = check_int(n_draws, "n_draws", low=1)
         return (X.T @ X @ Q) + _provider_noise(sigma, (n_draws,) + Q.shape, rng)

@@ -36,18 +36,18 @@ import numpy as np
 
 from .._validation import (
     PrivacyWarning,
-    check_array,
+    check_data,
     check_int,
     check_option,
     check_positive,
-    check_random_state,
+    as_generator,
     check_symmetric,
     clip_rows,
     single_threaded_blas,
 )
 from ..privacy import check_gaussian_guarantee, gaussian_sigma, symmetric_noise
 from ..subspace import _fantope_project, top_eigenvectors
-from ._base import PrivateEstimator
+from ._base import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT, PrivateEstimator, StrOptions
 from .covariance import ReleaseParts
 
 __all__ = [
@@ -322,6 +322,10 @@ class LocalGaussianPCA(PrivateEstimator):
     neighbouring = "replace-one: any two records x, x′ of one user (local model)"
     mechanism_name = "local Gaussian mechanism on x xᵀ (Wang & Xu 2019, Algorithm 1)"
     noise_convention = "upper_iid"
+    _parameter_constraints: dict = {
+        **PrivateEstimator._parameter_constraints, "calibration": [StrOptions(set(LOCAL_CALIBRATIONS))],
+        "sensitivity": [None, *POSITIVE], "per_user": BOOLEAN,
+    }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0, calibration="replacement",
                  sensitivity=None, per_user=False, random_state=None):
@@ -354,7 +358,7 @@ class LocalGaussianPCA(PrivateEstimator):
         if x.ndim != 1:
             raise ValueError(f"x must be a single record of shape (d,), got shape {x.shape}")
         data_norm = check_positive(self.data_norm, "data_norm")
-        X, _ = clip_rows(check_array(x[None, :], name="x"), data_norm, name="x", warn=True)
+        X, _ = clip_rows(check_data(x[None, :], name="x"), data_norm, name="x", warn=True)
         return X[0]
 
     def user_report(self, x, random_state=None):
@@ -365,7 +369,7 @@ class LocalGaussianPCA(PrivateEstimator):
         """
         x = self._clip_record(x)
         _, _, _, cal = self._calibrate()
-        return local_gaussian_report(x, cal["noise_scale"], check_random_state(random_state))
+        return local_gaussian_report(x, cal["noise_scale"], as_generator(random_state))
 
     def user_release_parts(self, x):
         """:math:`xx^\\top`, Δ and σ₁ of one user's report, without noise (audits, teaching).
@@ -385,7 +389,7 @@ class LocalGaussianPCA(PrivateEstimator):
         n_draws = check_int(n_draws, "n_draws", low=1)
         x = self._clip_record(x)
         _, _, _, cal = self._calibrate()
-        rng = check_random_state(random_state)
+        rng = as_generator(random_state)
         return np.stack([local_gaussian_report(x, cal["noise_scale"], rng) for _ in range(n_draws)])
 
     # ------------------------------------------------------------------ the server's side
@@ -413,7 +417,7 @@ class LocalGaussianPCA(PrivateEstimator):
         per_user = self._check_per_user() if per_user is None else bool(per_user)
         X, k, epsilon, delta, data_norm = self._prepare(X)
         _, _, _, cal = self._calibrate()
-        rng = check_random_state(random_state)
+        rng = as_generator(random_state)
         return np.stack([self._server_matrix(X, cal["noise_scale"], rng, per_user) for _ in range(n_draws)])
 
     @staticmethod
@@ -432,10 +436,11 @@ class LocalGaussianPCA(PrivateEstimator):
         return (released + released.T) / 2  # exact symmetry (the per-user sum is symmetric already)
 
     def fit(self, X, y=None):
-        X, k, epsilon, delta, data_norm = self._prepare(X)
+        """Simulate every user's noisy report of X and keep the server's top-k eigenvectors."""
+        X, k, epsilon, delta, data_norm = self._prepare(X, fitting=True)
         _, _, _, cal = self._calibrate()
         per_user = self._check_per_user()
-        rng = check_random_state(self.random_state)
+        rng = as_generator(self.random_state)
         with single_threaded_blas():
             released = self._server_matrix(X, cal["noise_scale"], rng, per_user)
         self._finish(released, X.shape[0], k, epsilon, delta, data_norm, cal, path="per_user" if per_user
@@ -451,6 +456,8 @@ class LocalGaussianPCA(PrivateEstimator):
         no one holds S.  The experiment functions use it to reuse one S across many noise
         draws.
         """
+        self._validate_params()
+        self._forget_fit()
         epsilon, delta, data_norm = self._validate_privacy()
         S = np.asarray(second_moment, dtype=np.float64)
         if S.ndim != 2 or S.shape[0] != S.shape[1] or not np.all(np.isfinite(S)):
@@ -459,7 +466,7 @@ class LocalGaussianPCA(PrivateEstimator):
         d = S.shape[0]
         k = check_int(self.n_components, "n_components", low=1, high=d)
         _, _, _, cal = self._calibrate()
-        rng = check_random_state(self.random_state)
+        rng = as_generator(self.random_state)
         released = S + symmetric_noise(d, cal["noise_scale"] / math.sqrt(n), convention="upper_iid",
                                        random_state=rng)
         self.n_samples_ = n
@@ -681,6 +688,10 @@ class LocalSparsePCA(LocalGaussianPCA):
     """
 
     mechanism_name = "local Gaussian mechanism on x xᵀ, then Fantope ADMM (Wang & Xu 2019, Algorithm 2)"
+    _parameter_constraints: dict = {
+        **LocalGaussianPCA._parameter_constraints, "lam": [None, *NONNEGATIVE], "lam_scale": NONNEGATIVE,
+        "rho": [None, *POSITIVE], "adaptive_rho": BOOLEAN, "tol": POSITIVE, "max_iter": POSITIVE_INT,
+    }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0, calibration="replacement",
                  sensitivity=None, lam=None, lam_scale=1.0, rho=None, adaptive_rho=False, tol=1e-4,
@@ -705,8 +716,8 @@ class LocalSparsePCA(LocalGaussianPCA):
         check_positive(self.tol, "tol")
         check_int(self.max_iter, "max_iter", low=1)
 
-    def _prepare(self, X):
-        out = super()._prepare(X)
+    def _prepare(self, X, *, fitting=False, min_samples=1):
+        out = super()._prepare(X, fitting=fitting, min_samples=min_samples)
         self._validate_solver(*out[0].shape)
         return out
 

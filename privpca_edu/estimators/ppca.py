@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from .._validation import check_int, check_option, check_random_state
+from .._validation import check_int, check_option, as_generator
 from ..subspace import fix_signs, top_eigenvectors
-from ._base import PrivateEstimator
+from ._base import DATA_NORM, EPSILON, N_COMPONENTS, POSITIVE_INT, RANDOM_STATE, PrivateEstimator, StrOptions
 from ._bingham import bingham_gibbs, kgm_log_ratio, sample_bingham_exact
 
 
@@ -57,6 +57,10 @@ class PPCA(PrivateEstimator):
     mechanism_name = "exponential mechanism: matrix Bingham on X^T X"
     #: acceptance log-ratio of the exact sampler (audits swap in broken ones in mutants)
     _log_ratio = staticmethod(kgm_log_ratio)
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS, "epsilon": EPSILON, "data_norm": DATA_NORM,
+        "sampler": [StrOptions({"gibbs", "exact"})], "n_iter": POSITIVE_INT, "random_state": RANDOM_STATE,
+    }
 
     def __init__(self, n_components=2, *, epsilon=1.0, data_norm=1.0, sampler="gibbs", n_iter=1000,
                  random_state=None):
@@ -100,9 +104,10 @@ class PPCA(PrivateEstimator):
                                     log_ratio=self._log_ratio)
 
     def fit(self, X, y=None):
-        X, k, epsilon, delta, data_norm = self._prepare(X)
+        """Draw the components from the Bingham law of X (exact for k = 1, Gibbs otherwise)."""
+        X, k, epsilon, delta, data_norm = self._prepare(X, fitting=True)
         n_sweeps = self._validated_sampler(k)
-        rng = check_random_state(self.random_state)  # validated even when ε = inf draws nothing
+        rng = as_generator(self.random_state)  # validated even when ε = inf draws nothing
         C = X.T @ X
         if math.isinf(epsilon):
             _, basis = top_eigenvectors(C, k)

@@ -18,14 +18,12 @@ from .._validation import (
     PrivacyWarning,
     check_int,
     check_n_components,
-    check_option,
-    check_random_state,
+    as_generator,
     clip_provider_rows,
 )
 from ..privacy import gaussian_sigma, symmetric_noise
 from ..subspace import fix_signs, thin_qr
-from ._base import PrivateEstimator
-from .dps_pca import split_providers
+from ._base import POSITIVE_INT, PrivateEstimator, StrOptions, is_provider_list
 
 __all__ = ["PrivateLocalPCA", "local_summary", "merge_summaries", "NOISE_KINDS"]
 
@@ -162,6 +160,10 @@ class PrivateLocalPCA(PrivateEstimator):
 
     privacy_model = "distributed"
     mechanism_name = "Imtiaz & Sarwate chain: symmetric Gaussian noise on each site's X^T X, merges noise-free"
+    _parameter_constraints: dict = {
+        **PrivateEstimator._parameter_constraints, "noise": [StrOptions(set(NOISE_KINDS))],
+        "calibration": [StrOptions({"classic", "analytic"})], "n_sites": [None, *POSITIVE_INT],
+    }
 
     def __init__(self, n_components=2, *, epsilon=0.5, delta=1e-5, data_norm=1.0, noise="gaussian",
                  calibration="classic", n_sites=None, random_state=None):
@@ -175,23 +177,21 @@ class PrivateLocalPCA(PrivateEstimator):
         self.random_state = random_state
 
     def _sites(self, X):
-        if isinstance(X, (list, tuple)):
-            return split_providers(X)
-        (X,) = split_providers(X)
+        if is_provider_list(X):
+            return self._validate_fit_providers(X)
+        (X,) = self._validate_fit_providers(X)
         if self.n_sites is None:
             return [X]
         L = check_int(self.n_sites, "n_sites", low=1, high=X.shape[0])
         return list(np.array_split(X, L))
 
     def fit(self, X, y=None):
-        """Fit on a list of per-site arrays, or on one array split into ``n_sites`` blocks."""
-        epsilon, delta, data_norm = self._validate_privacy()
-        check_option(self.noise, "noise", tuple(NOISE_KINDS))
-        check_option(self.calibration, "calibration", ("classic", "analytic"))
+        """Fit on a list of per-site 2-D numpy arrays, or on one array split into ``n_sites`` blocks."""
         sites = self._sites(X)
+        epsilon, delta, data_norm = self._validate_privacy()
         M = sites[0].shape[1]
         K = check_n_components(self.n_components, M)
-        rng = check_random_state(self.random_state)
+        rng = as_generator(self.random_state)
 
         clipped, _ = clip_provider_rows(sites, data_norm, copy=False)  # sites are our own copies
         wishart = self.noise == "wishart_retracted"

@@ -45,20 +45,32 @@ import numpy as np
 
 from .._validation import (
     PrivacyWarning,
-    check_array,
+    check_data,
     check_delta,
     check_epsilon,
     check_int,
     check_n_components,
     check_option,
     check_positive,
-    check_random_state,
+    as_generator,
     clip_rows,
+    power_of_two_scale,
+    row_norms,
     single_threaded_blas,
 )
 from ..privacy import gaussian_sigma, iterative_gaussian_sigma
 from ..subspace import fix_signs, random_orthonormal, top_eigenvectors
-from ._base import PrivateEstimator
+from ._base import (
+    BOOLEAN,
+    DELTA,
+    EPSILON,
+    N_COMPONENTS,
+    POSITIVE,
+    POSITIVE_INT,
+    RANDOM_STATE,
+    PrivateEstimator,
+    StrOptions,
+)
 from .covariance import AnalyzeGauss, NoisyMatrixMechanism
 
 __all__ = [
@@ -152,7 +164,7 @@ def spatial_sign(T, transform_kind="spherical", radius=1.0):
 def _prepare_kendall_input(X, transform_kind, radius, pair_scale):
     kind = resolve_transform(transform_kind)
     check_option(pair_scale, "pair_scale", ("none", "sqrt2"))
-    X = check_array(X, min_samples=2)
+    X = check_data(X, min_samples=2)
     r = resolve_radius(radius, X.shape[1], kind)
     if pair_scale == "sqrt2":
         # dppca's convention g((x_i − x_j)/√2): the same as g of the differences of X/√2.
@@ -508,6 +520,13 @@ class KendallDPPCA(NoisyMatrixMechanism):
 
     noise_convention = "frobenius"
     mechanism_name = "Gaussian mechanism on the generalized Kendall's tau matrix (g-DPPCA)"
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS, "epsilon": EPSILON, "delta": DELTA,
+        "transform_kind": [StrOptions(set(TRANSFORM_KINDS))], "radius": [None, *POSITIVE],
+        "sensitivity": [StrOptions(set(KENDALL_SENSITIVITIES))], "calibration": [StrOptions({"classic", "analytic"})],
+        "pair_scale": [StrOptions({"none", "sqrt2"})], "block_size": [None, *POSITIVE_INT],
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, transform_kind="spherical", radius=None,
                  sensitivity="paper", calibration="classic", pair_scale="none", block_size=None,
@@ -524,24 +543,32 @@ class KendallDPPCA(NoisyMatrixMechanism):
         self.random_state = random_state
 
     # -- NoisyMatrixMechanism hooks ------------------------------------------------------------
-    def _prepare(self, X):
+    def _prepare(self, X, *, fitting=False, min_samples=2):
+        X = self._validate_fit_input(X, min_samples=2, fitting=fitting)
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         kind = resolve_transform(self.transform_kind)
-        check_option(self.sensitivity, "sensitivity", tuple(KENDALL_SENSITIVITIES))
-        check_option(self.calibration, "calibration", ("classic", "analytic"))
-        check_option(self.pair_scale, "pair_scale", ("none", "sqrt2"))
-        X = check_array(X, min_samples=2)
         k = check_n_components(self.n_components, X.shape[1])
         radius = resolve_radius(self.radius, X.shape[1], kind)
+        # Pairwise squared distances of entries beyond ~1e154 overflow (and below ~1e-154
+        # underflow to exact "duplicates"): work on X/c, c a power of two.  The spherical sign is
+        # scale-invariant; the winsorized one satisfies g_{r/c}(t/c) = g_r(t)/c (see _statistic).
+        c = power_of_two_scale(X)
+        if c != 1.0:
+            X *= 1.0 / c
+        self._scale = c
         self.transform_kind_ = kind
         self.radius_ = radius
         self.n_samples_ = X.shape[0]
         return X, k, epsilon, delta, radius  # the "norm bound" slot carries ‖g‖∞
 
     def _statistic(self, X):
-        return kendall_tau_matrix(X, self.transform_kind_, self.radius_, pair_scale=self.pair_scale,
-                                  block_size=self.block_size)
+        c = getattr(self, "_scale", 1.0)
+        K = kendall_tau_matrix(X, self.transform_kind_, self.radius_ / c, pair_scale=self.pair_scale,
+                               block_size=self.block_size)
+        if c != 1.0 and self.transform_kind_ == "winsorized":
+            K *= c * c  # K̂(X/c; r/c) = K̂(X; r)/c²
+        return K
 
     def _sensitivity(self, n, d, g_sup):
         return KENDALL_SENSITIVITIES[self.sensitivity] * g_sup * g_sup / n
@@ -656,6 +683,12 @@ class SGPCA(NoisyMatrixMechanism):
     """
 
     mechanism_name = "Gaussian mechanism on the spectral projector of X^T X / n (SGPCA)"
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS, "epsilon": EPSILON, "delta": DELTA, "spikes": ["array-like", None],
+        "noise_variance": POSITIVE, "sensitivity": [StrOptions({"surrogate", "hp_bound"})],
+        "sensitivity_constant": POSITIVE, "noise_convention": [StrOptions({"frobenius", "upper_iid"})],
+        "calibration": [StrOptions({"classic", "analytic"})], "random_state": RANDOM_STATE,
+    }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, spikes=None, noise_variance=1.0,
                  sensitivity="surrogate", sensitivity_constant=1.0, noise_convention="frobenius",
@@ -671,13 +704,14 @@ class SGPCA(NoisyMatrixMechanism):
         self.calibration = calibration
         self.random_state = random_state
 
-    def _prepare(self, X):
+    def _prepare(self, X, *, fitting=False, min_samples=2):
+        X = self._validate_fit_input(X, min_samples=2, fitting=fitting)
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
-        check_option(self.noise_convention, "noise_convention", ("frobenius", "upper_iid"))
-        check_option(self.calibration, "calibration", ("classic", "analytic"))
-        X = check_array(X, min_samples=2)
         k = check_n_components(self.n_components, X.shape[1])
+        c = power_of_two_scale(X)  # the projector does not depend on the scale of X: keep XᵀX finite
+        if c != 1.0:
+            X *= 1.0 / c
         if self.spikes is None:
             raise ValueError("spikes must be given: SGPCA is calibrated with the true spiked eigenvalues "
                              "(as in Kim & Jung's comparison), e.g. spikes=(9, 4) for Σ eigenvalues (10, 5, 1, …)")
@@ -841,6 +875,12 @@ class NSGGD(PrivateEstimator):
     PCA start are GGD's, from the author's code.
     """
 
+    _parameter_constraints: dict = {
+        **PrivateEstimator._parameter_constraints, "n_iter": POSITIVE_INT, "batch_size": [None, *POSITIVE_INT],
+        "step_size": POSITIVE, "step_rule": [StrOptions(set(_STEP_RULES))], "init": [StrOptions({"haar", "pca"})],
+        "paper_normalization": BOOLEAN,
+    }
+
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0, n_iter=50, batch_size=None,
                  step_size=1.0, step_rule="constant", init="haar", paper_normalization=False, random_state=None):
         self.n_components = n_components
@@ -856,12 +896,11 @@ class NSGGD(PrivateEstimator):
         self.random_state = random_state
 
     def fit(self, X, y=None):
+        """Run T noisy geodesic gradient steps from a data-independent start."""
+        X = self._validate_fit_input(X, min_samples=2)
         epsilon, delta, data_norm = self._validate_privacy()
         T = check_int(self.n_iter, "n_iter", low=1)
         eta = check_positive(self.step_size, "step_size")
-        check_option(self.step_rule, "step_rule", _STEP_RULES)
-        check_option(self.init, "init", ("haar", "pca"))
-        X = check_array(X, min_samples=2)
         n, d = X.shape
         k = check_n_components(self.n_components, d)
         b = n if self.batch_size is None else check_int(self.batch_size, "batch_size", low=1, high=n)
@@ -878,7 +917,7 @@ class NSGGD(PrivateEstimator):
                           "norm: both use the private data, so the result is NOT differentially private",
                           PrivacyWarning, stacklevel=2)
             X -= X.mean(axis=0)
-            top = float(np.max(np.linalg.norm(X, axis=1)))
+            top = float(np.max(row_norms(X)))
             if top > 0:
                 X /= top
             data_norm = 1.0  # the rows now lie in the unit ball: that is the bound σ is calibrated to
@@ -886,7 +925,7 @@ class NSGGD(PrivateEstimator):
                          "normalisation)")
         else:
             X, _ = clip_rows(X, data_norm, warn=True)
-        rng = check_random_state(self.random_state)
+        rng = as_generator(self.random_state)
         sigma = 0.0 if not private else nsggd_noise_scale(b, epsilon, delta, T, data_norm)
         if self.init == "haar":
             V = random_orthonormal(d, k, rng)
@@ -964,6 +1003,11 @@ class NonPrivateAnalyzeGaussReplication(AnalyzeGauss):
 
     noise_convention = "frobenius"
     mechanism_name = "Analyze Gauss on the mean-centred, max-norm-scaled sample covariance (Kim & Jung App. C.1)"
+    _parameter_constraints: dict = {
+        "n_components": N_COMPONENTS, "epsilon": EPSILON, "delta": DELTA,
+        "calibration": [StrOptions({"classic", "analytic"})], "sensitivity": [StrOptions({"paper", "tight"})],
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, calibration="classic", sensitivity="paper",
                  random_state=None):
@@ -978,18 +1022,13 @@ class NonPrivateAnalyzeGaussReplication(AnalyzeGauss):
     def data_norm(self):  # AnalyzeGauss machinery reads it; the paper scales to norm ≤ 1
         return 1.0
 
-    @classmethod
-    def _param_names(cls):
-        return [p for p in super()._param_names() if p != "data_norm"]
-
-    def _prepare(self, X):
+    def _prepare(self, X, *, fitting=False, min_samples=2):
+        X = self._validate_fit_input(X, min_samples=2, fitting=fitting)
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
-        check_option(self.sensitivity, "sensitivity", ("paper", "tight"))
-        X = check_array(X, min_samples=2)
         k = check_n_components(self.n_components, X.shape[1])
         X -= X.mean(axis=0)
-        top = float(np.max(np.linalg.norm(X, axis=1)))
+        top = float(np.max(row_norms(X)))
         if top > 0:
             X /= top
         self.n_samples_ = X.shape[0]

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from .._validation import check_option, check_random_state, single_threaded_blas
+from .._validation import check_option, as_generator, single_threaded_blas
 from ..datasets import spiked_sparse, spiked_sparse_scatter
 from ..estimators import PPCA
 from ..estimators._bingham import bingham_gibbs
@@ -93,7 +93,7 @@ def trajectories(scatter, n_samples, truth, *, epsilon, delta, sparsity, n_iter,
     out = np.empty((len(seeds), n_iter + 1))
     with single_threaded_blas():
         for i, seed in enumerate(seeds):
-            rng = check_random_state(seed)
+            rng = as_generator(seed)
             Q1 = initial_basis("random", d, k, sparsity, threshold_init, rng)
             history, _ = run_dps_pca([scatter], [n_samples], Q1, sparsity, n_iter, sigma, noise=noise,
                                      random_state=rng)
@@ -329,7 +329,7 @@ def _seed_draws_cached(d, k, s_hat, threshold_init, n_seeds, T):
     Q1 = np.empty((n_seeds, k, d)).transpose(0, 2, 1)  # each Q(1) column-major, as thin_qr returns it
     Z = np.empty((T, n_seeds, d, k))
     for seed in range(n_seeds):
-        rng = check_random_state(seed)
+        rng = as_generator(seed)
         Q1[seed] = initial_basis("random", d, k, s_hat, threshold_init, rng)  # s_hat is used only to threshold
         for t in range(T):
             Z[t, seed] = rng.standard_normal((d, k))

@@ -37,7 +37,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import PrivacyWarning, check_int, check_option, check_random_state, single_threaded_blas
+from .._validation import PrivacyWarning, check_int, check_option, as_generator, single_threaded_blas
 from ..estimators import AnalyzeGauss
 from ..estimators.private_local import PrivateLocalPCA
 from ..protocol import _crypto
@@ -189,7 +189,7 @@ def timing_vs_owners(n_owners=(2, 4, 8, 16), *, n_features=20, rows_per_owner=50
     grid = sorted(int(L) for L in n_owners)
     if not grid or grid[0] < 1:
         raise ValueError(f"n_owners must be positive ints, got {n_owners}")
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     M = check_int(n_features, "n_features", low=2)
     L_max = grid[-1]
     scales = np.linspace(1.0, 0.2, M)
@@ -281,7 +281,7 @@ def captured_variance_vs_epsilon(dataset="digits", *, epsilons=(0.1, 0.2, 0.3, 0
     owners = split_owners(X, n_owners)
     S = centred_scatter(*_sum_shares(owners))
     K = _components_for_variance(S, variance_kept)
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     seeds = rng.integers(0, 2**31, size=n_seeds)
     result = dict(dataset=dataset, epsilons=np.asarray(epsilons, dtype=float), K=K, delta=delta, N=N, M=M,
                   n_owners=n_owners, curves={})
@@ -348,7 +348,7 @@ def f1_vs_samples_per_owner(dataset="digits", *, samples_per_owner=(2, 5, 10, 20
     from sklearn.svm import SVC
 
     raw, y = _raw_table(dataset)
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     perm = rng.permutation(len(raw))
     n_test = int(round(test_size * len(raw)))
     test, train = perm[:n_test], perm[n_test:]

@@ -38,7 +38,7 @@ import numpy as np
 from scipy import stats
 
 from .._bounds_robust import kendall_breakdown, kendall_dppca_thm34, kendall_population_eigenvalues
-from .._validation import (PrivacyWarning, check_int, check_option, check_random_state, clip_rows,
+from .._validation import (PrivacyWarning, check_int, check_option, as_generator, clip_rows,
                            single_threaded_blas)
 from ..datasets._elliptical import elliptical, outlier_direction, spike_directions
 from ..estimators.covariance import AnalyzeGauss
@@ -355,7 +355,7 @@ def _nsggd_inputs(n, d, df, contamination, seed, baselines, calibration):
         with _quiet():
             X, _ = clip_rows(X, math.sqrt(d), warn=True)
         data_norm = math.sqrt(d)
-    rng = check_random_state(nsggd_seed)
+    rng = as_generator(nsggd_seed)
     V0 = random_orthonormal(d, 2, rng)
     Z = np.array([rng.standard_normal((d, 2)) for _ in range(_NSGGD.n_iter)])
     for a in (X, V0, Z):

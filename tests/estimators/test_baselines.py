@@ -59,8 +59,8 @@ def test_repr():
     assert repr(PCA()) == "PCA()"
     assert repr(PCA(n_components=3)) == "PCA(n_components=3)"
     assert repr(PCA(center=True)) == "PCA(center=True)"
-    assert repr(TruncatedPowerPCA(2, sparsity=50, random_state=0)) == (
-        "TruncatedPowerPCA(n_components=2, sparsity=50, random_state=0)"
+    assert repr(TruncatedPowerPCA(2, sparsity=50, random_state=0)) == (  # scikit-learn's repr: sorted names
+        "TruncatedPowerPCA(n_components=2, random_state=0, sparsity=50)"
     )
 
 

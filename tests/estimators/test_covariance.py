@@ -41,16 +41,16 @@ def test_contract(cls, check_sklearn_contract):
 
 
 def test_repr():
-    assert repr(AnalyzeGauss(n_components=3, epsilon=0.5)) == "AnalyzeGauss(n_components=3, epsilon=0.5)"
+    assert repr(AnalyzeGauss(n_components=3, epsilon=0.5)) == "AnalyzeGauss(epsilon=0.5, n_components=3)"
     assert repr(AnalyzeGauss(calibration="analytic")) == "AnalyzeGauss(calibration='analytic')"
-    assert repr(ModSuLQ(epsilon=np.inf, delta=0.3)) == "ModSuLQ(epsilon=inf, delta=0.3)"
+    assert repr(ModSuLQ(epsilon=np.inf, delta=0.3)) == "ModSuLQ(delta=0.3, epsilon=inf)"
 
 
 @pytest.mark.parametrize("cls", MECHANISMS)
 def test_constructor_stores_invalid_values_and_fit_rejects_them(cls):
     est = cls(epsilon=-2, delta=3)
     assert est.epsilon == -2 and est.delta == 3
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ValueError, match="'delta' parameter"):  # parameters are checked in sorted order
         est.fit(unit_X())
 
 

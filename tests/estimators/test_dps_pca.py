@@ -114,7 +114,7 @@ def test_clipping_warns_once_without_the_count(data):
         (dict(delta=1.0), "array", "delta"),
         (dict(), "empty", "at least one provider"),
         (dict(), "ragged", "same number of features"),
-        (dict(), "nan", "finite"),
+        (dict(), "nan", "NaN"),
     ],
 )
 def test_bad_input(data, kwargs, X_kind, match):

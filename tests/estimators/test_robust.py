@@ -656,8 +656,8 @@ def test_kendall_bad_arguments(kwargs, match):
 
 def test_bad_data():
     X = np.random.default_rng(0).standard_normal((20, 4))
-    for bad, match in ((X[:1], "at least 2"), (np.where(np.arange(80).reshape(20, 4) == 5, np.nan, X), "finite"),
-                       (np.where(np.arange(80).reshape(20, 4) == 7, np.inf, X), "finite"), (X[0], "2-D")):
+    for bad, match in ((X[:1], r"1 sample\(s\) .* minimum of 2"), (np.where(np.arange(80).reshape(20, 4) == 5, np.nan, X), "NaN"),
+                       (np.where(np.arange(80).reshape(20, 4) == 7, np.inf, X), "infinity"), (X[0], "Expected 2D array")):
         with pytest.raises(ValueError, match=match):
             KendallDPPCA(1).fit(bad)
     with pytest.raises(ValueError, match="spikes must be given"):

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from privpca_edu._validation import check_random_state
+from privpca_edu._validation import as_generator
 from privpca_edu.estimators._power import initial_basis
 from privpca_edu.estimators.dps_pca import run_dps_pca
 from privpca_edu.experiments import dps_pca as ex
@@ -34,7 +34,7 @@ def _straightforward(epsilon, delta, sparsity, n_iter, n_providers, threshold_in
     def runs(sigma, providers, sizes):
         out = np.empty((n_seeds, n_iter + 1))
         for seed in range(n_seeds):
-            rng = check_random_state(seed)
+            rng = as_generator(seed)
             Q1 = initial_basis("random", d, k, sparsity, threshold_init, rng)
             history, _ = run_dps_pca([scatter / providers] * providers, sizes, Q1, sparsity, n_iter, sigma,
                                      random_state=rng, total_scatter=scatter)
