@@ -147,8 +147,21 @@ def check_data(X, name="X", *, min_samples=1, min_features=1, copy=True):
         raise TypeError(f"{name} must be a single 2-D array here, got a list of arrays")
     from sklearn.utils import check_array as _sk_check_array
 
-    return _sk_check_array(X, dtype=np.float64, copy=copy, input_name=name, ensure_min_samples=min_samples,
-                           ensure_min_features=min_features)
+    arr = _sk_check_array(X, dtype=np.float64, copy=copy, input_name=name, ensure_min_samples=min_samples,
+                          ensure_min_features=min_features, ensure_all_finite=False)
+    check_finite_rows(arr, name)
+    return arr
+
+
+def check_finite_rows(arr, name="X"):
+    """Raise a ValueError naming the first rows of a 2-D float array that hold NaN or infinity."""
+    finite = np.isfinite(arr)
+    if not finite.all():
+        bad = np.flatnonzero(~finite.all(axis=1))
+        raise ValueError(
+            f"Input {name} contains NaN or infinity: rows {bad[:5].tolist()}{'…' if bad.size > 5 else ''} "
+            f"({bad.size} row(s) in all); only finite values are accepted"
+        )
 
 
 #: Largest / smallest accepted ``data_norm``: B² (every sensitivity here is a multiple of B or

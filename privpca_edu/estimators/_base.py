@@ -15,6 +15,7 @@ from .._validation import (
     DATA_NORM_RANGE,
     check_data,
     check_data_norm,
+    check_finite_rows,
     check_delta,
     check_epsilon,
     check_n_components,
@@ -132,7 +133,10 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if not fitting:
             return check_data(X, min_samples=min_samples)
         self._forget_fit()
-        return validate_data(self, X, dtype=np.float64, copy=True, ensure_min_samples=min_samples)
+        X = validate_data(self, X, dtype=np.float64, copy=True, ensure_min_samples=min_samples,
+                          ensure_all_finite=False)
+        check_finite_rows(X)
+        return X
 
     def _check_transform_input(self, X):
         check_is_fitted(self)
