@@ -37,6 +37,7 @@ from scipy import optimize, special
 
 from ._validation import (
     PrivacyWarning,
+    check_data_norm,
     check_delta,
     check_epsilon,
     check_int,
@@ -77,6 +78,8 @@ def _log_analytic_delta(log_sigma, sensitivity, epsilon):
     a = sensitivity / (2 * sigma) - epsilon * sigma / sensitivity
     b = -sensitivity / (2 * sigma) - epsilon * sigma / sensitivity
     log_pa = special.log_ndtr(a)
+    if math.isinf(log_pa):  # Φ(a) = 0 (a = −inf: ε σ/Δ beyond the floats): δ ≤ Φ(a) = 0
+        return -math.inf
     x = epsilon + special.log_ndtr(b) - log_pa  # < 0 always (δ > 0)
     return log_pa + math.log(-math.expm1(min(x, -1e-300)))
 
@@ -95,7 +98,8 @@ def analytic_gaussian_delta(sigma, sensitivity, epsilon):
     epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
     if math.isinf(sigma):
         return 0.0
-    return math.exp(_log_analytic_delta(math.log(sigma), sensitivity, epsilon))
+    with np.errstate(over="ignore"):  # εσ/Δ beyond the floats means Φ(a) = 0, handled in log space
+        return math.exp(_log_analytic_delta(math.log(sigma), sensitivity, epsilon))
 
 
 @dataclass(frozen=True)
@@ -242,8 +246,16 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="classic"):
                 PrivacyWarning,
                 stacklevel=2,
             )
-        return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+        return _finite_sigma(sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon, sensitivity, epsilon)
     return _analytic_sigma(sensitivity, epsilon, delta)
+
+
+def _finite_sigma(sigma, sensitivity, epsilon):
+    """σ as computed, or a ValueError when it is beyond the largest float (ε tiny for this Δ)."""
+    if not math.isfinite(sigma):
+        raise ValueError(f"epsilon={epsilon:g} is too small for sensitivity {sensitivity:g}: the noise σ would exceed "
+                         "the largest float64 (the release would carry no information); use a larger epsilon")
+    return sigma
 
 
 def _analytic_sigma(sensitivity, epsilon, delta):
@@ -258,6 +270,8 @@ def _analytic_sigma(sensitivity, epsilon, delta):
         lo -= 10.0
     while too_small(hi):
         hi += 5.0
+        if hi > 709.0:  # σ beyond the largest float
+            _finite_sigma(math.inf, sensitivity, epsilon)
     # Bisection keeps ``hi`` feasible throughout, so the returned σ always satisfies the
     # condition (the audit checks this).  50 halvings of a ≥ 11-wide log bracket: ~1e-14 relative.
     for _ in range(50):
@@ -299,6 +313,8 @@ def gdp_epsilon(mu, delta):
     hi = 1.0
     while gdp_delta(mu, hi) > delta:
         hi *= 2
+        if hi > 1e300:  # ε ≈ μ²/2 is beyond the floats: no finite ε gives this δ
+            return math.inf
     return optimize.brentq(lambda e: gdp_delta(mu, e) - delta, 0.0, hi, xtol=1e-12)
 
 
@@ -306,9 +322,12 @@ def gdp_epsilon(mu, delta):
 # Composition
 # ---------------------------------------------------------------------------------------------
 def compose_basic(epsilon_step, delta_step, n_steps):
-    """Basic composition: T mechanisms that are each (ε₀, δ₀)-DP are (Tε₀, Tδ₀)-DP."""
+    """Basic composition: T mechanisms that are each (ε₀, δ₀)-DP are (Tε₀, Tδ₀)-DP.
+
+    δ₀ must lie in [0, 1); a total Tδ₀ ≥ 1 is returned as it is (a vacuous guarantee).
+    """
     epsilon_step = check_epsilon(epsilon_step, "epsilon_step")
-    delta_step = check_positive(delta_step, "delta_step", allow_zero=True)
+    delta_step = check_delta(delta_step, "delta_step", allow_zero=True)
     n_steps = check_int(n_steps, "n_steps", low=1)
     return n_steps * epsilon_step, n_steps * delta_step
 
@@ -318,15 +337,22 @@ def compose_advanced(epsilon_step, delta_step, n_steps, delta_slack):
 
     T adaptive (ε₀, δ₀)-DP mechanisms are (ε′, Tδ₀ + δ′)-DP for every δ′ > 0, with
     :math:`\varepsilon' = \varepsilon_0\sqrt{2T\ln(1/\delta')} + T\varepsilon_0(e^{\varepsilon_0} - 1)`.
+    When ε′ is beyond the largest float (ε₀ ≳ 700) it is returned as ``inf`` (a vacuous bound:
+    basic composition, :func:`compose_basic`, is then the useful one).
     """
     epsilon_step = check_epsilon(epsilon_step, "epsilon_step")
-    delta_step = check_positive(delta_step, "delta_step", allow_zero=True)
+    delta_step = check_delta(delta_step, "delta_step", allow_zero=True)
     n_steps = check_int(n_steps, "n_steps", low=1)
     delta_slack = check_delta(delta_slack, "delta_slack")
-    eps = epsilon_step * math.sqrt(2 * n_steps * math.log(1 / delta_slack)) + n_steps * epsilon_step * math.expm1(
-        epsilon_step
-    )
-    return eps, n_steps * delta_step + delta_slack
+    return _advanced_epsilon(epsilon_step, n_steps, delta_slack), n_steps * delta_step + delta_slack
+
+
+def _advanced_epsilon(e0, T, delta_slack):
+    """ε′ of advanced composition, inf when it is beyond the floats (no OverflowError)."""
+    if e0 > 700.0:
+        return math.inf
+    with np.errstate(over="ignore"):
+        return float(e0 * math.sqrt(2 * T * math.log(1 / delta_slack)) + np.float64(T) * e0 * math.expm1(e0))
 
 
 def zcdp_rho(sensitivity, sigma, n_steps=1):
@@ -399,22 +425,30 @@ def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper
                 stacklevel=2,
             )
         const = 2.0 if method == "paper" else 1.25
-        return sensitivity * T * math.sqrt(2 * math.log(const * T / delta)) / epsilon
+        return _finite_sigma(sensitivity * T * math.sqrt(2 * math.log(const * T / delta)) / epsilon, sensitivity,
+                             epsilon)
     if method == "analytic_basic":
         return _analytic_sigma(sensitivity, epsilon / T, delta / T)
     if method == "analytic_exact":
         return _analytic_sigma(sensitivity * math.sqrt(T), epsilon, delta)
     if method == "zcdp":
         L = math.log(1 / delta)
-        rho = (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
-        return sensitivity * math.sqrt(T / (2 * rho))
+        # √ρ = √(L + ε) − √L, written without cancellation (tiny ε would give ρ = 0)
+        sqrt_rho = epsilon / (math.sqrt(L + epsilon) + math.sqrt(L))
+        return _finite_sigma(sensitivity * math.sqrt(T / 2) / sqrt_rho, sensitivity, epsilon)
     # advanced: split δ into δ' = δ/2 (slack) and T·δ₀ = δ/2; find ε₀ with ε'(ε₀) = ε.
     delta_slack, delta_step = delta / 2, delta / (2 * T)
 
     def excess(e0):
-        return compose_advanced(e0, delta_step, T, delta_slack)[0] - epsilon
+        return _advanced_epsilon(e0, T, delta_slack) - epsilon
 
-    e0 = optimize.brentq(excess, 1e-12, epsilon, xtol=1e-14)
+    # ε′(ε₀) ≥ ε₀ (2T ln(1/δ′) > 1), so the root lies in (0, min(ε, 700)]; solving for
+    # u = ε₀/hi ∈ (0, 1] keeps the tolerance relative, for tiny and huge ε alike.
+    hi = min(epsilon, 700.0)
+    if excess(hi) < 0:
+        raise ValueError(f"epsilon={epsilon:g} is beyond what advanced composition of {T} steps can express; "
+                         "use method='analytic_exact'")
+    e0 = hi * optimize.brentq(lambda u: excess(u * hi), 0.0, 1.0, xtol=1e-16, rtol=1e-14)
     return _analytic_sigma(sensitivity, e0, delta_step)
 
 
@@ -432,7 +466,7 @@ def dps_pca_sigma(epsilon, delta, n_iter, data_norm=1.0, method="paper"):
     >>> round(dps_pca_sigma(1.0, 0.01, 10), 3)
     77.979
     """
-    data_norm = check_positive(data_norm, "data_norm")
+    data_norm = check_data_norm(data_norm)
     return iterative_gaussian_sigma(2.0 * data_norm**2, epsilon, delta, n_iter, method=method)
 
 
@@ -458,7 +492,7 @@ def mod_sulq_noise_scale(n_features, n_samples, epsilon, delta, data_norm=1.0):
     n = check_int(n_samples, "n_samples", low=1)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    data_norm = check_positive(data_norm, "data_norm")
+    data_norm = check_data_norm(data_norm)
     if math.isinf(epsilon):
         return 0.0
     log_term = math.log((d * d + d) / (2 * math.sqrt(2 * math.pi) * delta))

@@ -51,6 +51,24 @@ def outlier_direction(components):
     raise ValueError(f"no direction orthogonal to the {V.shape[1]} spikes exists in d = {d}")
 
 
+def _t_row_scales(rng, nu, n):
+    r"""Draws of :math:`\sqrt{\nu/U}`, U ~ χ²_ν, computed in log space so small ν stays exact.
+
+    For small ν, χ²_ν underflows to 0 (or to subnormals) with visible probability.  Such draws
+    (U < t = 1e-300) are replaced by draws of the conditional law U | U < t, which near 0 is
+    :math:`t\,V^{2/\nu}` (the χ²_ν density is ∝ u^{ν/2 − 1} there, exact to a relative O(t)),
+    V ~ Uniform(0, 1), taken as a logarithm.  The other draws (and the random stream, when no
+    draw underflows) are those of ``rng.chisquare``.  A scale beyond the floats comes out inf.
+    """
+    U = rng.chisquare(nu, size=n)
+    log_u = np.log(np.maximum(U, 1e-300))
+    low = U < 1e-300
+    if low.any():
+        log_u[low] = math.log(1e-300) + (2.0 / nu) * np.log(rng.uniform(size=int(low.sum())))
+    with np.errstate(over="ignore"):
+        return np.exp(0.5 * (math.log(nu) - log_u))
+
+
 def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, contamination=0.05,
                eigenvalues=(10.0, 5.0), outlier_scale=None, random_state=None):
     r"""Elliptical data with dispersion :math:`\Sigma = I_d + \sum_j(\lambda_j-1)v_jv_j^\top`, optionally contaminated.
@@ -137,8 +155,10 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
     W = rng.standard_normal((n, d))
     X = W + ((W @ V) * root) @ V.T
     if family == "t" and not math.isinf(nu):
-        U = rng.chisquare(nu, size=n)
-        X /= np.sqrt(U / nu)[:, None]
+        X *= _t_row_scales(rng, nu, n)[:, None]
+        if not np.all(np.isfinite(X)):
+            raise ValueError(f"df={nu:g} is too heavy-tailed for float64: some draws of the multivariate t exceed "
+                             "the largest float (about 1.8e308); use a larger df")
     dispersion = np.eye(d) + (V * (lam - 1.0)) @ V.T
     info = dict(family=family, df=nu if family == "t" else None, contamination=eta if family == "contaminated" else 0.0,
                 dispersion=dispersion, eigenvalues_spikes=tuple(lam.tolist()), outlier_scale=kappa)

@@ -84,6 +84,11 @@ def _spiked_model(n_samples, n_features, n_components, support_size, spike, nois
     s = check_int(support_size, "support_size", low=k, high=d)
     spike = check_positive(spike, "spike")
     noise_high = check_positive(noise_high, "noise_high", allow_zero=True)
+    if not spike > noise_high:
+        # λ_{k+1..d} ~ U[0, noise_high] could then exceed the spike: `components` would not be the
+        # leading eigenspace of `covariance`, which every experiment scores against.
+        raise ValueError(f"spike must be > noise_high so that components is the leading k-dimensional eigenspace "
+                         f"of covariance; got spike={spike:g}, noise_high={noise_high:g}")
     check_option(scaling, "scaling", _SCALINGS)
     rng = as_generator(random_state)
 

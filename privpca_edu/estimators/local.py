@@ -37,6 +37,7 @@ import numpy as np
 from .._validation import (
     PrivacyWarning,
     check_data,
+    check_data_norm,
     check_int,
     check_option,
     check_positive,
@@ -139,7 +140,7 @@ def local_noise_scale(epsilon, delta, data_norm=1.0, calibration="replacement", 
     >>> round(r["noise_scale"], 6), r["is_private"], r["under_calibrated"]
     (8.687225, False, True)
     """
-    data_norm = check_positive(data_norm, "data_norm")
+    data_norm = check_data_norm(data_norm)
     check_option(calibration, "calibration", tuple(LOCAL_CALIBRATIONS))
     true_sens = math.sqrt(2.0) * data_norm**2
     if sensitivity is None:
@@ -357,7 +358,7 @@ class LocalGaussianPCA(PrivateEstimator):
         x = np.asarray(x, dtype=np.float64)
         if x.ndim != 1:
             raise ValueError(f"x must be a single record of shape (d,), got shape {x.shape}")
-        data_norm = check_positive(self.data_norm, "data_norm")
+        data_norm = check_data_norm(self.data_norm)
         X, _ = clip_rows(check_data(x[None, :], name="x"), data_norm, name="x", warn=True)
         return X[0]
 
@@ -635,6 +636,51 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
                       dual_residuals=np.array(dual), rho=rho, objective=objective)
 
 
+class SlowFitWarning(UserWarning):
+    """A fit is expected to take long (the message gives an estimate), before it starts."""
+
+
+#: Above this dimension LocalSparsePCA times one eigendecomposition and warns if the ADMM may be slow.
+_SLOW_CHECK_DIM = 400
+#: Warn when the worst case (max_iter iterations) is estimated above this many seconds.
+_SLOW_SECONDS = 60.0
+
+
+def _warn_if_slow(d, max_iter):
+    """Warn (SlowFitWarning) with a time estimate when max_iter ADMM iterations at dimension d may take long.
+
+    Each ADMM iteration is dominated by one full d×d symmetric eigendecomposition (the Fantope
+    projection), O(d³).  One is timed at d₀ = 200 on this machine (a few ms) and scaled by
+    (d/d₀)³; the estimate is for ``max_iter`` iterations (the cap; convergence may come sooner).
+    """
+    if d < _SLOW_CHECK_DIM:
+        return
+    import time
+
+    d0 = 200
+    A = np.random.default_rng(0).standard_normal((d0, d0))
+    A += A.T
+    with single_threaded_blas():
+        t0 = time.perf_counter()
+        np.linalg.eigh(A)
+        per_iter = (time.perf_counter() - t0) * (d / d0) ** 3
+    worst = per_iter * max_iter
+    if worst > _SLOW_SECONDS:
+        warnings.warn(
+            f"LocalSparsePCA at d = {d}: each ADMM iteration is a full {d}×{d} eigendecomposition (about "
+            f"{per_iter:.2g} s here), so up to max_iter = {max_iter} iterations may take about {_fmt_duration(worst)}; "
+            "lower max_iter, raise tol, or reduce d",
+            SlowFitWarning, stacklevel=4)
+
+
+def _fmt_duration(seconds):
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 class LocalSparsePCA(LocalGaussianPCA):
     r"""Row-sparse PCA under non-interactive (ε, δ)-LDP (Wang & Xu, Algorithm 2).
 
@@ -726,6 +772,7 @@ class LocalSparsePCA(LocalGaussianPCA):
         self._validate_solver(n, d)
         lam = (default_sparse_penalty(cal["noise_scale"], n, d, self.lam_scale) if self.lam is None
                else float(self.lam))
+        _warn_if_slow(d, self.max_iter)
         res = fantope_admm(released, k, lam, rho=self.rho, adaptive_rho=bool(self.adaptive_rho), tol=self.tol,
                            max_iter=self.max_iter)
         self.lam_ = lam

@@ -46,6 +46,7 @@ import numpy as np
 from .._validation import (
     PrivacyWarning,
     check_data,
+    check_data_norm,
     check_delta,
     check_epsilon,
     check_int,
@@ -62,6 +63,7 @@ from ..privacy import gaussian_sigma, iterative_gaussian_sigma
 from ..subspace import fix_signs, random_orthonormal, top_eigenvectors
 from ._base import (
     BOOLEAN,
+    DATA_NORM,
     DELTA,
     EPSILON,
     N_COMPONENTS,
@@ -522,7 +524,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
     mechanism_name = "Gaussian mechanism on the generalized Kendall's tau matrix (g-DPPCA)"
     _parameter_constraints: dict = {
         "n_components": N_COMPONENTS, "epsilon": EPSILON, "delta": DELTA,
-        "transform_kind": [StrOptions(set(TRANSFORM_KINDS))], "radius": [None, *POSITIVE],
+        "transform_kind": [StrOptions(set(TRANSFORM_KINDS))], "radius": [None, *DATA_NORM],
         "sensitivity": [StrOptions(set(KENDALL_SENSITIVITIES))], "calibration": [StrOptions({"classic", "analytic"})],
         "pair_scale": [StrOptions({"none", "sqrt2"})], "block_size": [None, *POSITIVE_INT],
         "random_state": RANDOM_STATE,
@@ -812,7 +814,7 @@ def nsggd_noise_scale(batch_size, epsilon, delta, n_iter, data_norm=1.0):
     """
     b = check_int(batch_size, "batch_size", low=1)
     T = check_int(n_iter, "n_iter", low=1)
-    B = check_positive(data_norm, "data_norm")
+    B = check_data_norm(data_norm)
     return iterative_gaussian_sigma(2.0 * B / b, epsilon, delta, T, method="zcdp")
 
 

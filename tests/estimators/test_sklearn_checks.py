@@ -58,3 +58,24 @@ def test_sklearn_compatible(estimator, check):
         warnings.simplefilter("ignore", PrivacyWarning)
         warnings.simplefilter("ignore", UserWarning)
         check(estimator)
+
+
+def test_readme_pipeline():
+    # the README's example: a public per-row transform, then a private PCA
+    from sklearn.base import clone
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import Normalizer
+
+    from privpca_edu import AnalyzeGauss
+
+    X = np.random.default_rng(0).normal(size=(5000, 8)) * np.linspace(2.0, 0.2, 8)
+    pipe = Pipeline([("scale", Normalizer()),
+                     ("pca", AnalyzeGauss(n_components=2, epsilon=0.5, delta=1e-5, data_norm=1.0, random_state=0))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)  # rows of norm 1: nothing is clipped
+        Z = pipe.fit_transform(X)
+    assert Z.shape == (5000, 2) and pipe[-1].privacy_.is_private
+    np.testing.assert_allclose(Z, Normalizer().fit_transform(X) @ pipe[-1].components_.T)
+    assert list(pipe.get_feature_names_out()) == ["analyzegauss0", "analyzegauss1"]
+    Z2 = clone(pipe).fit_transform(X)  # same seed, same release
+    np.testing.assert_array_equal(Z, Z2)
