@@ -491,7 +491,7 @@ def test_bad_input(spiked):
     bad[3, 1] = np.nan
     with pytest.raises(ValueError, match="rows \\[3\\]"):
         LocalGaussianPCA(2).fit(bad)
-    with pytest.raises(ValueError, match="2-D"):
+    with pytest.raises(ValueError, match="2-D|2D"):
         LocalGaussianPCA(2).fit(X[0])
     with pytest.raises(ValueError, match="single record"):
         LocalGaussianPCA(2).user_report(X[:2])
