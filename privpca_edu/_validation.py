@@ -148,8 +148,13 @@ def check_data(X, name="X", *, min_samples=1, min_features=1, copy=True):
         raise TypeError(f"{name} must be a single 2-D array here, got a list of arrays")
     from sklearn.utils import check_array as _sk_check_array
 
-    arr = _sk_check_array(X, dtype=np.float64, copy=copy, input_name=name, ensure_min_samples=min_samples,
-                          ensure_min_features=min_features, ensure_all_finite=False)
+    arr = _sk_check_array(X, dtype=np.float64, copy=copy, input_name=name, ensure_min_samples=0,
+                          ensure_min_features=0, ensure_all_finite=False)
+    n, d = arr.shape
+    if n < min_samples:  # the argument's own name (a provider's array, say), and the allowed range
+        raise ValueError(f"{name} must have at least {min_samples} sample(s), got {n} (shape={arr.shape})")
+    if d < min_features:
+        raise ValueError(f"{name} must have at least {min_features} feature(s), got {d} (shape={arr.shape})")
     check_finite_rows(arr, name)
     return arr
 
