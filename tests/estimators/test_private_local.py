@@ -119,7 +119,7 @@ def test_sites_from_list_or_split_and_determinism():
     "X,kwargs,err,match",
     [
         ([np.ones((3, 3)), np.ones((3, 2))], {}, ValueError, "same number of features"),
-        ([np.ones((3, 3)), np.empty((0, 3))], {}, ValueError, r"0 sample\(s\)"),
+        ([np.ones((3, 3)), np.empty((0, 3))], {}, ValueError, r"X\[1\] must have at least 1 sample\(s\), got 0"),
         ([np.ones((3, 3)), np.full((2, 3), np.nan)], {}, ValueError, "NaN"),
         (np.ones((5, 3)), dict(noise="laplace"), ValueError, "noise"),
         (np.ones((5, 3)), dict(calibration="paper"), ValueError, "calibration"),
