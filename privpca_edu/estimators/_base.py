@@ -16,6 +16,7 @@ from .._validation import (
     check_data,
     check_data_norm,
     check_finite_rows,
+    is_plain_float_matrix,
     check_delta,
     check_epsilon,
     check_n_components,
@@ -133,14 +134,24 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         if not fitting:
             return check_data(X, min_samples=min_samples)
         self._forget_fit()
-        X = validate_data(self, X, dtype=np.float64, copy=True, ensure_min_samples=min_samples,
-                          ensure_all_finite=False)
+        if is_plain_float_matrix(X) and X.shape[0] >= min_samples:
+            # what validate_data does for a float64 ndarray (no feature names), without its overhead
+            X = np.array(X, copy=True)
+            self.n_features_in_ = X.shape[1]
+        else:
+            X = validate_data(self, X, dtype=np.float64, copy=True, ensure_min_samples=min_samples,
+                              ensure_all_finite=False)
         check_finite_rows(X)
         return X
 
     def _check_transform_input(self, X):
         check_is_fitted(self)
-        # scikit-learn's wording for a wrong width: "X has 3 features, but PCA is expecting 4 …"
+        if is_plain_float_matrix(X) and X.shape[0] > 0 and not hasattr(self, "feature_names_in_"):
+            if X.shape[1] != self.n_features_in_:  # scikit-learn's wording
+                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                                 f"{self.n_features_in_} features as input.")
+            check_finite_rows(X)
+            return X
         return validate_data(self, X, dtype=np.float64, reset=False)
 
     @property
