@@ -176,9 +176,16 @@ def is_plain_float_matrix(X):
 
 
 def check_finite_rows(arr, name="X"):
-    """Raise a ValueError naming the first rows of a 2-D float array that hold NaN or infinity."""
-    if arr.size == 0 or (math.isfinite(arr.max()) and math.isfinite(arr.min())):  # two passes, no temporary
-        return
+    """Raise a ValueError naming the first rows of a 2-D float array that hold NaN or infinity.
+
+    Returns max|x_ij| (0 for an empty array), found by the same two passes (max and min, no
+    temporary array), for :func:`power_of_two_scale`.
+    """
+    if arr.size == 0:
+        return 0.0
+    hi, lo = float(arr.max()), float(arr.min())
+    if math.isfinite(hi) and math.isfinite(lo):
+        return max(hi, -lo)
     finite = np.isfinite(arr)
     if not finite.all():
         bad = np.flatnonzero(~finite.all(axis=1))
@@ -236,13 +243,16 @@ def row_norms(X):
     return norms
 
 
-def power_of_two_scale(X):
+def power_of_two_scale(X, max_abs=None):
     """A power of two c near max|X| when X is so large or small that XᵀX would overflow or underflow; else 1.
 
     Estimators whose result does not depend on the scale of X (eigenvectors, spatial signs) work
     on X/c, which is exact (a power of two) and keeps every product finite and normal.
+    ``max_abs`` (from :func:`check_finite_rows`) saves the two passes over X.
     """
-    m = max(float(X.max()), -float(X.min())) if X.size else 0.0  # max|x_ij| without a temporary
+    if max_abs is None:
+        max_abs = max(float(X.max()), -float(X.min())) if X.size else 0.0  # no temporary array
+    m = max_abs
     if m == 0.0 or 1e-100 <= m <= 1e100:
         return 1.0
     return float(2.0 ** np.frexp(m)[1])

@@ -17,6 +17,7 @@ from .._validation import (
     check_data_norm,
     check_finite_rows,
     is_plain_float_matrix,
+    power_of_two_scale,
     check_delta,
     check_epsilon,
     check_n_components,
@@ -122,17 +123,30 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, key)
 
-    def _validate_fit_input(self, X, *, min_samples=1, fitting=True):
+    @classmethod
+    def _get_param_names(cls):
+        # scikit-learn reads the __init__ signature on every get_params (and so on every fit, in
+        # _validate_params); it never changes for a class, so read it once per class.
+        names = cls.__dict__.get("_param_names_cache")
+        if names is None:
+            names = super()._get_param_names()
+            cls._param_names_cache = names
+        return names
+
+    def _validate_fit_input(self, X, *, min_samples=1, fitting=True, return_scale=False):
         """Check parameters (constraints) and X; return our own float64 copy of X.
 
         The one entry point of every ``fit``: parameters first (a wrong parameter is reported
         whatever X is), then X with scikit-learn's messages (complex, sparse, NaN/inf, empty,
         too few samples), recording ``n_features_in_``.  ``fitting=False`` (audit helpers such
         as ``release_parts``) checks the same things but leaves a fitted estimator as it is.
+        ``return_scale=True`` also returns :func:`~privpca_edu._validation.power_of_two_scale` of X
+        (from the finiteness check's own max/min: no extra pass; never stored).
         """
         self._validate_params()
         if not fitting:
-            return check_data(X, min_samples=min_samples)
+            X = check_data(X, min_samples=min_samples)
+            return (X, power_of_two_scale(X)) if return_scale else X
         self._forget_fit()
         if is_plain_float_matrix(X) and X.shape[0] >= min_samples:
             # what validate_data does for a float64 ndarray (no feature names), without its overhead
@@ -141,8 +155,8 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         else:
             X = validate_data(self, X, dtype=np.float64, copy=True, ensure_min_samples=min_samples,
                               ensure_all_finite=False)
-        check_finite_rows(X)
-        return X
+        max_abs = check_finite_rows(X)
+        return (X, power_of_two_scale(X, max_abs)) if return_scale else X
 
     def _check_transform_input(self, X):
         check_is_fitted(self)

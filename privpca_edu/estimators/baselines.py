@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_generator, power_of_two_scale, check_int, check_n_components, check_positive, single_threaded_blas
+from .._validation import as_generator, check_int, check_n_components, check_positive, single_threaded_blas
 from ..subspace import fix_signs, top_eigenvectors
 from ._base import BOOLEAN, POSITIVE, POSITIVE_INT, RANDOM_STATE, PCABase, StrOptions
 from ._power import initial_basis, truncated_orthogonal_iteration
@@ -44,7 +44,7 @@ class PCA(PCABase):
         self.center = center
 
     def fit(self, X, y=None):
-        X = self._validate_fit_input(X)
+        X, c = self._validate_fit_input(X, return_scale=True)
         k = check_n_components(self.n_components, X.shape[1])
         if self.center:
             self.mean_ = X.mean(axis=0)
@@ -52,9 +52,9 @@ class PCA(PCABase):
         else:
             self.mean_ = 0.0
         n = X.shape[0]
-        # Work on X/c, c = max|x_ij| (a power of two: exact), so XᵀX/n neither overflows (entries
+        # Work on X/c, c ≈ max|x_ij| (a power of two: exact), so XᵀX/n neither overflows (entries
         # beyond ~1e154) nor underflows; eigenvectors do not depend on c, eigenvalues scale by c².
-        c = power_of_two_scale(X)
+        # (Centring at most doubles max|x_ij|, so c still keeps everything finite.)
         if c != 1.0:
             X *= 1.0 / c
         A = X.T @ X / n
@@ -134,10 +134,9 @@ class TruncatedPowerPCA(PCABase):
         return k, s, n_iter, tol, max_iter
 
     def fit(self, X, y=None):
-        X = self._validate_fit_input(X)
+        X, c = self._validate_fit_input(X, return_scale=True)  # c: keep Σ̂ finite (the iterates are scale-free)
         n, d = X.shape
         k, s, n_iter, tol, max_iter = self._validated(d)
-        c = power_of_two_scale(X)  # the iterates do not depend on the scale of Σ̂: keep it finite
         if c != 1.0:
             X *= 1.0 / c
         A = X.T @ X / n

@@ -55,7 +55,6 @@ from .._validation import (
     check_positive,
     as_generator,
     clip_rows,
-    power_of_two_scale,
     row_norms,
     single_threaded_blas,
 )
@@ -546,7 +545,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
 
     # -- NoisyMatrixMechanism hooks ------------------------------------------------------------
     def _prepare(self, X, *, fitting=False, min_samples=2):
-        X = self._validate_fit_input(X, min_samples=2, fitting=fitting)
+        X, c = self._validate_fit_input(X, min_samples=2, fitting=fitting, return_scale=True)
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         kind = resolve_transform(self.transform_kind)
@@ -555,7 +554,6 @@ class KendallDPPCA(NoisyMatrixMechanism):
         # Pairwise squared distances of entries beyond ~1e154 overflow (and below ~1e-154
         # underflow to exact "duplicates"): work on X/c, c a power of two.  The spherical sign is
         # scale-invariant; the winsorized one satisfies g_{r/c}(t/c) = g_r(t)/c (see _statistic).
-        c = power_of_two_scale(X)
         if c != 1.0:
             X *= 1.0 / c
         self._scale = c
@@ -707,11 +705,11 @@ class SGPCA(NoisyMatrixMechanism):
         self.random_state = random_state
 
     def _prepare(self, X, *, fitting=False, min_samples=2):
-        X = self._validate_fit_input(X, min_samples=2, fitting=fitting)
+        # c: the projector does not depend on the scale of X, so work on X/c and keep XᵀX finite
+        X, c = self._validate_fit_input(X, min_samples=2, fitting=fitting, return_scale=True)
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         k = check_n_components(self.n_components, X.shape[1])
-        c = power_of_two_scale(X)  # the projector does not depend on the scale of X: keep XᵀX finite
         if c != 1.0:
             X *= 1.0 / c
         if self.spikes is None:
