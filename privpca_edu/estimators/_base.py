@@ -106,6 +106,22 @@ POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
 BOOLEAN = ["boolean"]
 
 
+_IMMUTABLE = (bool, int, float, str, type(None), np.integer, np.floating, np.bool_)
+
+
+def _immutable_params_key(params):
+    """A hashable key of the parameter values when all are immutable scalars or generator objects, else None."""
+    key = []
+    for name, value in params.items():
+        if isinstance(value, _IMMUTABLE):
+            key.append((name, type(value), value))
+        elif isinstance(value, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
+            key.append((name, type(value), id(value)))
+        else:
+            return None
+    return tuple(key)
+
+
 class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """scikit-learn estimator base of every PCA here: validation, ``transform``, ``inverse_transform``.
 
@@ -132,6 +148,17 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             names = super()._get_param_names()
             cls._param_names_cache = names
         return names
+
+    def _validate_params(self):
+        # scikit-learn's constraint check costs ~50 µs, as much as a whole small fit; a refit with
+        # the same immutable parameter values (numbers, strings, None, the same generator object)
+        # needs no second check.  Anything mutable (an array, a list) is checked every time.
+        key = _immutable_params_key(self.get_params(deep=False))
+        if key is not None and self.__dict__.get("_validated_params_key") == key:
+            return
+        super()._validate_params()
+        if key is not None:
+            self._validated_params_key = key
 
     def _validate_fit_input(self, X, *, min_samples=1, fitting=True, return_scale=False):
         """Check parameters (constraints) and X; return our own float64 copy of X.

@@ -79,3 +79,16 @@ def test_readme_pipeline():
     assert list(pipe.get_feature_names_out()) == ["analyzegauss0", "analyzegauss1"]
     Z2 = clone(pipe).fit_transform(X)  # same seed, same release
     np.testing.assert_array_equal(Z, Z2)
+
+
+@pytest.mark.parametrize("est", _instances(), ids=lambda e: type(e).__name__)
+def test_refit_revalidates_changed_parameters(est):
+    # a refit with unchanged parameters skips the constraint check; a changed one is checked again
+    X = np.random.default_rng(1).standard_normal((30, 4)) / 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X)
+        est.fit(X)
+        est.set_params(n_components=0)
+        with pytest.raises(ValueError, match="'n_components' parameter"):
+            est.fit(X)
