@@ -49,6 +49,7 @@ from .._validation import (
 from ..privacy import check_gaussian_guarantee, gaussian_sigma, symmetric_noise
 from ..subspace import _fantope_project, top_eigenvectors
 from ._base import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT, PrivateEstimator, StrOptions
+from ._bingham import _fmt_seconds  # the duration wording of the Gibbs sampler's cost warning
 from .covariance import ReleaseParts
 
 __all__ = [
@@ -668,17 +669,9 @@ def _warn_if_slow(d, max_iter):
     if worst > _SLOW_SECONDS:
         warnings.warn(
             f"LocalSparsePCA at d = {d}: each ADMM iteration is a full {d}×{d} eigendecomposition (about "
-            f"{per_iter:.2g} s here), so up to max_iter = {max_iter} iterations may take about {_fmt_duration(worst)}; "
+            f"{per_iter:.2g} s here), so up to max_iter = {max_iter} iterations may take about {_fmt_seconds(worst)}; "
             "lower max_iter, raise tol, or reduce d",
             SlowFitWarning, stacklevel=4)
-
-
-def _fmt_duration(seconds):
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 class LocalSparsePCA(LocalGaussianPCA):
