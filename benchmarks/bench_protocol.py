@@ -39,7 +39,7 @@ try:  # run from a checkout without installing: put the repository root on the p
 except ImportError:  # pragma: no cover
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from privpca_edu.protocol import _crypto
+from privpca_edu.protocol import _crypto, run_dpdpca
 from privpca_edu.experiments.protocol import timing_vs_owners
 
 
@@ -73,6 +73,47 @@ def throughput(bits, n_values, repeats, gmp=True):
         util.HAVE_GMP = saved
 
 
+def _unit_rows(rng, n, d):
+    X = rng.normal(size=(n, d)) * np.linspace(1.0, 0.2, d)
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def run_dpdpca_speed(dims, bits, repeats, n_owners=3, rows=50, n_jobs=2):
+    """Median wall time of ``run_dpdpca`` sequential (n_jobs=1) and parallel (n_jobs) at each d.
+
+    One key pair is generated up front and passed in (key generation is random in length and is
+    reported apart); everything else of the run is timed: owners' encryption, the proxy's
+    aggregation and release, the data user's decryption and eigendecomposition.  "bare
+    encryption" is one owner's d(d+1)/2 + d + 1 values encrypted one by one with
+    ``encrypt_fixed`` in this process: L times it is what the owners cost in sequence.
+    """
+    import warnings
+
+    phe = _crypto.require_phe()
+    t0 = time.perf_counter()
+    keypair = phe.generate_paillier_keypair(n_length=bits)
+    print(f"  key generation ({bits} bits, once): {time.perf_counter() - t0:.2f} s")
+    rng = np.random.default_rng(0)
+    rows_out = []
+    for d in dims:
+        owners = [_unit_rows(rng, rows, d) for _ in range(n_owners)]
+        m = d * (d + 1) // 2 + d + 1
+        values = [float(x) for x in rng.normal(size=m)]
+        bare = median_time(lambda: [_crypto.encrypt_fixed(keypair[0], x) for x in values], repeats)
+        times = {}
+        for jobs in (1, n_jobs):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                times[jobs] = median_time(lambda: run_dpdpca(owners, 2, 0.5, 1e-5, keypair=keypair, random_state=0,
+                                                             n_jobs=jobs), repeats)
+        rows_out.append((d, m, bare, times[1], times[n_jobs]))
+        print(f"  d = {d:3d}: {m:4d} values per owner; bare encryption of one owner {bare:7.2f} s "
+              f"(x{n_owners} = {n_owners * bare:7.2f} s); run_dpdpca n_jobs=1 {times[1]:7.2f} s, "
+              f"n_jobs={n_jobs} {times[n_jobs]:7.2f} s; parallel/sequential {times[n_jobs] / times[1]:.2f}, "
+              f"sequential/(owners' bare encryption) {times[1] / (n_owners * bare):.2f}", flush=True)
+    return rows_out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1024-bit keys and tiny sizes (a smoke run)")
@@ -80,6 +121,9 @@ def main(argv=None):
     parser.add_argument("--features", type=int, default=None, help="M (default 20)")
     parser.add_argument("--key-length", type=int, default=None, help="bits (default 2048)")
     parser.add_argument("--repeats", type=int, default=None, help="repeats for medians (default 3)")
+    parser.add_argument("--dims", type=int, nargs="+", default=None,
+                        help="feature counts d for part (c) (default 10 20 40)")
+    parser.add_argument("--only-run", action="store_true", help="only part (c): run_dpdpca sequential vs parallel")
     args = parser.parse_args(argv)
 
     quick = args.quick
@@ -93,6 +137,14 @@ def main(argv=None):
     print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '(unset)')}")
     if bits < 2048:
         print(f"NOTE: {bits}-bit keys are INSECURE (benchmark/demo size only)")
+
+    dims = args.dims or ([4, 6] if quick else [10, 20, 40])
+    print(f"\n(c) run_dpdpca end to end, 3 owners x 50 rows, {bits}-bit key, sequential (n_jobs=1) vs parallel "
+          f"(n_jobs=2); median over {repeats} repeats (the CPU may be shared: medians are noisy)", flush=True)
+    run_dpdpca_speed(dims, bits, repeats)
+    if args.only_run:
+        print("\nmedian timings done")
+        return 0
 
     print(f"\n(a) Paillier throughput, {n_values} values, median over {repeats} repeats (values/s)")
     key_sizes = [1024] if quick else [1024, 2048]
