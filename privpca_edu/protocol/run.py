@@ -189,10 +189,6 @@ def _check_ranges(key_length, *, n_samples, n_owners, data_norm, noise_scale, ma
     (< N·2^104), with b_max = 40β/B and g_max = 40σ√L/B² (a Gaussian beyond 40 sd has
     probability < 1e-340; the proxy checks the values it actually drew as well).
     """
-    lo, hi = DATA_NORM_RANGE
-    if not lo <= data_norm <= hi:
-        raise ValueError(f"data_norm={data_norm:g} is outside [{lo:g}, {hi:g}]: the protocol releases S' in units "
-                         "of data_norm² as float64; rescale the data and data_norm together")
     if not math.isfinite(_TAIL * mask_scale * 1e10):
         raise ValueError(f"mask_scale={mask_scale:g} is too large for float64 results (v' = v + b must stay finite)")
     shift = -4 * _crypto.FIXED_EXPONENT
@@ -370,6 +366,10 @@ class EncryptedAggregate:
 def _check_common(owner_datasets, key_length, keypair, data_norm, aggregation, n_jobs):
     owners_data = validate_owner_datasets(owner_datasets)
     data_norm = check_positive(data_norm, "data_norm")
+    lo, hi = DATA_NORM_RANGE
+    if not lo <= data_norm <= hi:
+        raise ValueError(f"data_norm={data_norm:g} is outside [{lo:g}, {hi:g}]: the protocol releases S' in units "
+                         "of data_norm² as float64; rescale the data and data_norm together")
     check_option(aggregation, "aggregation", ("sequential", "tree"))
     n_jobs = check_n_jobs(n_jobs)
     if keypair is None:
