@@ -1,6 +1,6 @@
 """Timing benchmark of the encrypted protocol (DPDPCA) next to the sequential chain baseline.
 
-Two parts:
+Three parts:
 
 (a) Paillier throughput with ``phe`` 1.5.0: encryptions per second (values/s) at the protocol's
     fixed-point encoding, and decryption, homomorphic addition, multiplication by a grid constant
@@ -12,6 +12,12 @@ Two parts:
     single-machine work, and the PrivateLocalPCA chain (``experiments.protocol.timing_vs_owners``).
     Each owner encrypts its M(M+1)/2 + M + 1 = 231 values once (real encryption); proxy and data
     user steps are repeated and their medians used.
+
+(c) ``run_dpdpca`` end to end at d = 10, 20, 40 (3 owners, 2048 bits, one key pair passed in):
+    sequential (``n_jobs=1``) against parallel (``n_jobs=2``: owners in their own processes, the
+    proxy's obfuscators precomputed in the same batch, its per-entry work and the data user's
+    decryptions in chunks), with the bare encryption time of one owner's share for reference.
+    Medians over ``--repeats``; on a shared CPU they are noisy.  ``--only-run`` runs part (c) only.
 
 Usage::
 

@@ -277,8 +277,8 @@ def captured_variance_vs_epsilon(dataset="digits", *, epsilons=(0.1, 0.2, 0.3, 0
     S′ indefinite (at small ε it even turns negative), so we clip.
 
     The releases come from :class:`~privpca_edu.protocol.PlaintextDPDPCA` — the protocol's
-    noise and arithmetic without the Paillier layer, which decrypts to the same S′ up to 2⁻⁵²
-    per entry (tested) — so the sweep costs milliseconds.  ``calibration="paper"`` (Δ = 1) is
+    noise and arithmetic without the Paillier layer, which decrypts to the same S′ up to the
+    last digit of each noise entry (tested) — so the sweep costs milliseconds.  ``calibration="paper"`` (Δ = 1) is
     shown for comparison only: it is **not** differentially private.
 
     Returns a dict: epsilons, K, delta, N, M and per calibration and metric arrays of means and

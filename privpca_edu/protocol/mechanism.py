@@ -152,7 +152,8 @@ def dpdpca_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic", *, 
     Gaussian release (of v, sensitivity 2B, noise β: :math:`\mu_b = 2B/eta`).  With
     ``"analytic"`` the two together are calibrated *exactly*: μ-GDP mechanisms compose to
     :math:`\sqrt{\mu_S^2 + \mu_b^2}`-GDP (Dong, Roth & Su 2019, Cor. 3.3), so
-    :math:`\sigma = \Delta/\sqrt{\mu_*^2 - \mu_b^2}` with :math:`\mu_* = 1/\sigma_{m analytic}(\Delta=1)`
+    :math:`\sigma = \Delta/\sqrt{\mu_*^2 - \mu_b^2}` with :math:`\mu_* = 1/\sigma_{
+m analytic}(\Delta=1)`
     the largest μ that is (ε, δ)-DP (then stepped up to the first float passing
     :func:`~privpca_edu.privacy.check_gaussian_guarantee`).  A mask with :math:`\mu_b \ge \mu_*`
     alone spends more than (ε, δ): ``ValueError``.  ``"classic"`` keeps its formula (it has slack
@@ -241,8 +242,9 @@ class PlaintextDPDPCA:
 
     The noise comes from :func:`protocol_noise`, exactly as in the encrypted run, and the
     statistic from :func:`owner_shares` / :func:`centred_scatter`, the owners' and data user's
-    arithmetic; only the Paillier layer (which changes nothing but the rounding at 2⁻⁵² per
-    entry) is skipped.  It has the ``release_parts`` / ``sample_releases`` interface of
+    arithmetic; only the Paillier layer (which changes nothing but the rounding to the grid
+    2⁻¹⁰⁴·B² and to the noise's last double-precision digit) is skipped.  It releases S′ only:
+    the encrypted run also gives the data user v′ = v + b, which its record composes in.  It has the ``release_parts`` / ``sample_releases`` interface of
     :class:`~privpca_edu.estimators.covariance.NoisyMatrixMechanism`, so the audit recipes
     (:func:`privpca_edu.audit.audit_release_gdp`) run on it unchanged, and the experiments use
     it for sweeps over many ε and seeds.
