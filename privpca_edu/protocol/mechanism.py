@@ -16,7 +16,10 @@ is the centred scatter matrix of the pooled rows and :math:`G'` is symmetric Gau
 i.i.d. :math:`N(0,\sigma^2)` entries on and above the diagonal (``"upper_iid"``, the paper's
 Algorithm 2).  The noise may be added by the proxy (the paper) or split into shares of variance
 :math:`\sigma^2/L` that the L owners add before encrypting (``noise_by="owners"``); either way the
-total is the same :math:`N(0,\sigma^2)` per entry.
+total is the same :math:`N(0,\sigma^2)` per entry.  The data user also receives the masked
+column sum :math:`v' = v + b`, a second Gaussian release (of v, sensitivity 2B, noise β): the
+encrypted run's privacy record composes the two, and with ``calibration="analytic"`` σ is
+calibrated for the pair (:func:`dpdpca_noise_scale`, ``mask_mu``).
 
 Sensitivity (replace-one; N is public)
 --------------------------------------

@@ -463,7 +463,11 @@ class DataUser:
         return self.n_samples
 
     def decrypt_exact_all(self, ciphertexts, n_jobs=1):
-        """Exact Fractions of many ciphertexts, decrypted in ``n_jobs`` parallel chunks."""
+        """Exact Fractions of many ciphertexts, decrypted in ``n_jobs`` parallel chunks.
+
+        The chunks run in processes of the data user's own machine (or cluster): its secret primes
+        travel to them, as they would to any of its own workers.
+        """
         pk, sk = self.public_key, self._private_key
         ints = [c.ciphertext(be_secure=False) for c in ciphertexts]
         tasks = [(_decrypt_job, (pk.n, sk.p, sk.q, ints[a:z])) for a, z in chunk_ranges(len(ints), n_jobs)]

@@ -43,7 +43,6 @@ from .._validation import (
     check_array,
     check_delta,
     check_epsilon,
-    check_int,
     check_n_components,
     check_option,
     check_positive,
@@ -52,7 +51,7 @@ from .._validation import (
 from ..estimators._base import PrivacyRecord, make_record
 from ..subspace import fix_signs
 from . import _crypto
-from ._parallel import check_n_jobs, chunk_ranges, run_tasks
+from ._parallel import check_n_jobs, run_tasks
 from .mechanism import (
     CALIBRATIONS,
     NOISE_BY,
