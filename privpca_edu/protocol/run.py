@@ -553,8 +553,9 @@ def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.
     (Δ = 2B, β).  They compose to :math:`\sqrt{(4B^2/\sigma)^2 + (2B/\beta)^2}`-GDP, and the record
     (built by :func:`~privpca_edu.estimators._base.make_record`, which checks it exactly) says
     (ε, δ) only if that implies (ε, δ).  Everything the data user can compute from its exact
-    decryptions is a function of these two releases: the mask b and the noise are drawn on the
-    same fixed-point grid as the data, with every digit random (:mod:`.parties`).  The components
+    decryptions is a function of these two releases (up to the double precision of the Gaussian
+    sampler): the mask b and the noise are drawn on the same fixed-point grid as the data, with
+    every digit random (:mod:`.parties`).  The components
     are post-processing.  The proxy sees only ciphertexts, the public key and N (IND-CPA
     security of Paillier; no collusion with the data user, who could otherwise decrypt
     everything the proxy holds).  Caveats: N is revealed to both; DP holds only if whoever adds
