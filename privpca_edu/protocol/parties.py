@@ -362,15 +362,17 @@ class Proxy:
         return [_fine_gaussian_mantissa(float(g), _grid_shift(), 1, secret, "mask digits", i)
                 for i, g in enumerate(gauss)]
 
-    def release(self, noise=None, *, mask_scale, secret, obfuscators=None, n_jobs=1, check_range=None):
+    def release(self, noise=None, *, mask_scale, secret, obfuscators=None, n_jobs=1, r_slack=0):
         r"""Algorithm 1, lines 6–11, on the grid: E[N·R′] and E[v′] = E[v]·E[b], re-randomised.
 
         ``noise``: the proxy's noise G′ in units of B² (M×M symmetric plaintext it drew itself) or
         None when the owners added the noise.  ``mask_scale``: β/B.  ``secret``: 32 bytes for the
         mask, the digits and (if ``obfuscators`` is None) the re-randomisation.  ``obfuscators``:
         precomputed rⁿ (:meth:`n_release_obfuscators` of them).  ``n_jobs``: processes for the
-        per-entry work.  ``check_range(bound)``: called with the bound on every plaintext
-        mantissa of the output before anything is computed.  Returns (E[N·R′] upper triangle, E[v′]).
+        per-entry work.  ``r_slack``: a bound on the owners' noise inside E[R] (units of B²;
+        ``noise_by="owners"``).  Before anything is computed, the largest plaintext of the output
+        is bounded with the values actually drawn and checked against the key (``OverflowError``).
+        Returns (E[N·R′] upper triangle, E[v′]).
         """
         if self.n_samples is None:
             raise RuntimeError("the proxy must learn N (step 3.2) before the release")
@@ -394,8 +396,8 @@ class Proxy:
                 c += _fine_gaussian_mantissa(float(noise[i, j]), 2 * shift, N, digits, "noise", k)
             constants.append(c)
         lift = N << shift
-        bound = N * N * (1 << 2 * shift) + 2 * N * (1 << shift) * max(abs(x) for x in b) + max(abs(c) for c in constants)
-        (check_range or (lambda _: None))(bound)
+        bound = (N * (N + int(r_slack)) * (1 << 2 * shift) + 2 * N * (1 << shift) * max(abs(x) for x in b)
+                 + max(abs(c) for c in constants))
         if bound > pk.max_int:
             raise OverflowError("mask_scale or the noise is too large for this key: the sums would wrap")
         count = self.n_release_obfuscators()

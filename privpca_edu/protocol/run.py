@@ -289,8 +289,9 @@ class EncryptedAggregate:
             obfuscators = [1] * proxy.n_release_obfuscators()
         t0 = time.perf_counter()
         noise_units = None if proxy_noise is None else np.asarray(proxy_noise) / (B * B)
+        r_slack = math.ceil(_TAIL * sigma / (B * B) * math.sqrt(self.n_owners)) + 1 if self.noise_by == "owners" else 0
         enc_R, enc_v = proxy.release(noise_units, mask_scale=beta_units, secret=_crypto.derive_secret(secret, "proxy"),
-                                     obfuscators=obfuscators, n_jobs=n_jobs)
+                                     obfuscators=obfuscators, n_jobs=n_jobs, r_slack=r_slack)
         t_proxy = time.perf_counter() - t0
         if not rerandomize:
             proxy.operations["rerandomisations"] -= len(enc_R) + len(enc_v)
