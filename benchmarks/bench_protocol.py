@@ -6,7 +6,7 @@ Three parts:
     fixed-point encoding, and decryption, homomorphic addition, multiplication by a grid constant
     and re-randomisation, at 2048 bits (and 1024 bits for reference).  With ``--no-gmp-check`` off
     (the default in full mode) it also times encryption with gmpy2 switched off, to show what it
-    buys.  TOOLING.md measured ~8 s for 1000 floats at 2048 bits with gmpy2 (79 s without).
+    buys (about 10x at 2048 bits).
 (b) Protocol wall time against the number of owners L = 2 … 64 at M = 20 (the paper's Fig. 3
     shape): DPDPCA with owners in parallel (slowest owner + proxy + data user), DPDPCA's total
     single-machine work, and the PrivateLocalPCA chain (``experiments.protocol.timing_vs_owners``).
@@ -174,7 +174,7 @@ def main(argv=None):
         for op, (rate, med) in res.items():
             print(f"  {kb}-bit {op:22s} median {rate:10.1f} values/s   ({med * 1000 / n_values:8.3f} ms per value)")
         if kb == 2048:
-            print(f"  -> 1000 values at 2048 bits: median {1000 / res['encrypt'][0]:.1f} s (TOOLING.md: ~8 s with gmpy2)")
+            print(f"  -> 1000 values at 2048 bits: median {1000 / res['encrypt'][0]:.1f} s")
     if not quick:
         slow = throughput(2048, 20, 1, gmp=False)
         rate = slow["encrypt"][0]
