@@ -110,25 +110,27 @@ def _robust_clip(X, data_norm):
 
 
 def _owner_encrypt_job(n, mantissas, exponent, secret, max_summands):
-    """One owner's encryption as a self-contained job (joblib/Dask): (ciphertext ints, seconds).
+    """One owner's encryption as a self-contained job (joblib/Dask): (ciphertext ints, CPU seconds).
 
     Rebuilds the public key from n, derives its obfuscators from its own secret and encrypts.
+    The time is the job's CPU time: what the owner's own machine would spend, whatever else
+    shares this one.
     """
     phe = _crypto.require_phe()
     pk = phe.PaillierPublicKey(int(n))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for m in mantissas:  # the owner's own check: the L-fold sum cannot wrap
         if abs(m) * max_summands > pk.max_int:
             raise OverflowError("an owner value does not fit the key's range for the number of owners")
     obfs = _crypto.obfuscators(n, secret, 0, len(mantissas))
     cts = [_crypto.encrypt_mantissa(pk, m, exponent, r).ciphertext(be_secure=False) for m, r in zip(mantissas, obfs)]
-    return cts, time.perf_counter() - t0
+    return cts, time.process_time() - t0
 
 
 def _obfuscator_job(n, secret, start, count):
-    """A chunk of a party's obfuscators as a job: (rⁿ mod n² ints, seconds)."""
-    t0 = time.perf_counter()
-    return _crypto.obfuscators(n, secret, start, count), time.perf_counter() - t0
+    """A chunk of a party's obfuscators as a job: (rⁿ mod n² ints, CPU seconds)."""
+    t0 = time.process_time()
+    return _crypto.obfuscators(n, secret, start, count), time.process_time() - t0
 
 
 def _proxy_entry_job(n, entries, enc_R, enc_v, b, lift, constants, obfs):
