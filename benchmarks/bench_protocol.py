@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-from _timing import median_time
+from _timing import median_time, wall_and_cpu
 
 try:  # run from a checkout without installing: put the repository root on the path
     import privpca_edu  # noqa: F401
@@ -135,13 +135,13 @@ def run_dpdpca_speed(dims, bits, repeats, n_owners=3, rows=50, n_jobs=2):
         times, cpu, models = {}, [], []
 
         def run(jobs):
-            c0 = time.process_time()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = run_dpdpca(owners, 2, 0.5, 1e-5, keypair=keypair, random_state=0, n_jobs=jobs)
+                _, seconds, res = wall_and_cpu(lambda: run_dpdpca(owners, 2, 0.5, 1e-5, keypair=keypair,
+                                                                  random_state=0, n_jobs=jobs))
             if jobs == 1:
-                cpu.append(time.process_time() - c0)
-                models.append(_parallel_model(res.timings_, cpu[-1], n_jobs))
+                cpu.append(seconds)
+                models.append(_parallel_model(res.timings_, seconds, n_jobs))
 
         for jobs in (1, n_jobs):
             times[jobs] = median_time(lambda: run(jobs), repeats)
