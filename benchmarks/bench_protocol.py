@@ -1,17 +1,23 @@
 """Timing benchmark of the encrypted protocol (DPDPCA) next to the sequential chain baseline.
 
-Two parts:
+Three parts:
 
 (a) Paillier throughput with ``phe`` 1.5.0: encryptions per second (values/s) at the protocol's
     fixed-point encoding, and decryption, homomorphic addition, multiplication by a grid constant
     and re-randomisation, at 2048 bits (and 1024 bits for reference).  With ``--no-gmp-check`` off
     (the default in full mode) it also times encryption with gmpy2 switched off, to show what it
-    buys.  TOOLING.md measured ~8 s for 1000 floats at 2048 bits with gmpy2 (79 s without).
+    buys (about 10x at 2048 bits).
 (b) Protocol wall time against the number of owners L = 2 … 64 at M = 20 (the paper's Fig. 3
     shape): DPDPCA with owners in parallel (slowest owner + proxy + data user), DPDPCA's total
     single-machine work, and the PrivateLocalPCA chain (``experiments.protocol.timing_vs_owners``).
     Each owner encrypts its M(M+1)/2 + M + 1 = 231 values once (real encryption); proxy and data
     user steps are repeated and their medians used.
+
+(c) ``run_dpdpca`` end to end at d = 10, 20, 40 (3 owners, 2048 bits, one key pair passed in):
+    sequential (``n_jobs=1``) against parallel (``n_jobs=2``: owners in their own processes, the
+    proxy's obfuscators precomputed in the same batch, its per-entry work and the data user's
+    decryptions in chunks), with the bare encryption time of one owner's share for reference.
+    Medians over ``--repeats``; on a shared CPU they are noisy.  ``--only-run`` runs part (c) only.
 
 Usage::
 
@@ -32,14 +38,14 @@ import time
 
 import numpy as np
 
-from _timing import median_time
+from _timing import median_time, wall_and_cpu
 
 try:  # run from a checkout without installing: put the repository root on the path
     import privpca_edu  # noqa: F401
 except ImportError:  # pragma: no cover
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from privpca_edu.protocol import _crypto
+from privpca_edu.protocol import _crypto, run_dpdpca
 from privpca_edu.experiments.protocol import timing_vs_owners
 
 
@@ -73,6 +79,83 @@ def throughput(bits, n_values, repeats, gmp=True):
         util.HAVE_GMP = saved
 
 
+def _unit_rows(rng, n, d):
+    X = rng.normal(size=(n, d)) * np.linspace(1.0, 0.2, d)
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def _parallel_model(timings, seq_cpu, n_jobs):
+    """Wall time of the parallel run on an otherwise idle ``n_jobs``-core machine, from CPU times.
+
+    The sequential run's jobs (each owner's encryption, the proxy's obfuscator chunks: CPU
+    seconds each) are placed longest first on ``n_jobs`` workers (their makespan); the proxy's
+    per-entry work and the data user's decryptions split evenly; the rest (aggregation, the
+    count, the eigendecomposition, bookkeeping) stays serial.  Unlike wall time on a shared
+    machine this does not depend on the other processes; it ignores process start-up and
+    pickling (measured apart: the worker start-up line, and the measured parallel wall times).
+    """
+    jobs = sorted(list(timings["owners"]) + list(timings.get("proxy_precompute_jobs", [])), reverse=True)
+    loads = [0.0] * n_jobs
+    for job in jobs:
+        loads[loads.index(min(loads))] += job
+    split = timings.get("proxy_release_cpu", 0.0) + timings.get("user_cpu", 0.0)
+    serial = max(seq_cpu - sum(jobs) - split, 0.0)
+    return max(loads) + split / n_jobs + serial
+
+
+def run_dpdpca_speed(dims, bits, repeats, n_owners=3, rows=50, n_jobs=2):
+    """Median wall time of ``run_dpdpca`` sequential (n_jobs=1) and parallel (n_jobs) at each d.
+
+    One key pair is generated up front and passed in (key generation is random in length and is
+    reported apart); everything else of the run is timed: owners' encryption, the proxy's
+    aggregation and release, the data user's decryption and eigendecomposition.  "bare
+    encryption" is one owner's d(d+1)/2 + d + 1 values encrypted one by one with
+    ``encrypt_fixed`` in this process: L times it is what the owners cost in sequence.  The
+    sequential run's CPU time (``time.process_time``) is printed too: unlike wall time it hardly
+    depends on what else the machine is doing, so it compares the work of two versions.
+    """
+    import warnings
+
+    phe = _crypto.require_phe()
+    t0 = time.perf_counter()
+    keypair = phe.generate_paillier_keypair(n_length=bits)
+    print(f"  key generation ({bits} bits, once): {time.perf_counter() - t0:.2f} s")
+    rng = np.random.default_rng(0)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():  # start the worker processes once (joblib keeps them), untimed
+        warnings.simplefilter("ignore")
+        run_dpdpca([_unit_rows(rng, 5, 2) for _ in range(n_owners)], 1, 0.5, 1e-5, keypair=keypair, n_jobs=n_jobs)
+    print(f"  worker start-up (once, not included below): {time.perf_counter() - t0:.2f} s")
+    rows_out = []
+    for d in dims:
+        owners = [_unit_rows(rng, rows, d) for _ in range(n_owners)]
+        m = d * (d + 1) // 2 + d + 1
+        values = [float(x) for x in rng.normal(size=m)]
+        bare = median_time(lambda: [_crypto.encrypt_fixed(keypair[0], x) for x in values], repeats)
+        times, cpu, models = {}, [], []
+
+        def run(jobs):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _, seconds, res = wall_and_cpu(lambda: run_dpdpca(owners, 2, 0.5, 1e-5, keypair=keypair,
+                                                                  random_state=0, n_jobs=jobs))
+            if jobs == 1:
+                cpu.append(seconds)
+                models.append(_parallel_model(res.timings_, seconds, n_jobs))
+
+        for jobs in (1, n_jobs):
+            times[jobs] = median_time(lambda: run(jobs), repeats)
+        seq_cpu, model = float(np.median(cpu)), float(np.median(models))
+        rows_out.append((d, m, bare, times[1], times[n_jobs], seq_cpu, model))
+        print(f"  d = {d:3d}: {m:4d} values per owner; bare encryption of one owner {bare:7.2f} s "
+              f"(x{n_owners} = {n_owners * bare:7.2f} s); run_dpdpca n_jobs=1 {times[1]:7.2f} s, "
+              f"n_jobs={n_jobs} {times[n_jobs]:7.2f} s; parallel/sequential {times[n_jobs] / times[1]:.2f}, "
+              f"sequential/(owners' bare encryption) {times[1] / (n_owners * bare):.2f}\n"
+              f"           CPU-time model of an otherwise idle {n_jobs}-core machine: sequential {seq_cpu:7.2f} s "
+              f"(CPU of the n_jobs=1 run), parallel {model:7.2f} s, ratio {model / seq_cpu:.2f}", flush=True)
+    return rows_out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1024-bit keys and tiny sizes (a smoke run)")
@@ -80,6 +163,9 @@ def main(argv=None):
     parser.add_argument("--features", type=int, default=None, help="M (default 20)")
     parser.add_argument("--key-length", type=int, default=None, help="bits (default 2048)")
     parser.add_argument("--repeats", type=int, default=None, help="repeats for medians (default 3)")
+    parser.add_argument("--dims", type=int, nargs="+", default=None,
+                        help="feature counts d for part (c) (default 10 20 40)")
+    parser.add_argument("--only-run", action="store_true", help="only part (c): run_dpdpca sequential vs parallel")
     args = parser.parse_args(argv)
 
     quick = args.quick
@@ -94,6 +180,14 @@ def main(argv=None):
     if bits < 2048:
         print(f"NOTE: {bits}-bit keys are INSECURE (benchmark/demo size only)")
 
+    dims = args.dims or ([4, 6] if quick else [10, 20, 40])
+    print(f"\n(c) run_dpdpca end to end, 3 owners x 50 rows, {bits}-bit key, sequential (n_jobs=1) vs parallel "
+          f"(n_jobs=2); median over {repeats} repeats (the CPU may be shared: medians are noisy)", flush=True)
+    run_dpdpca_speed(dims, bits, repeats)
+    if args.only_run:
+        print("\nmedian timings done")
+        return 0
+
     print(f"\n(a) Paillier throughput, {n_values} values, median over {repeats} repeats (values/s)")
     key_sizes = [1024] if quick else [1024, 2048]
     for kb in key_sizes:
@@ -101,7 +195,7 @@ def main(argv=None):
         for op, (rate, med) in res.items():
             print(f"  {kb}-bit {op:22s} median {rate:10.1f} values/s   ({med * 1000 / n_values:8.3f} ms per value)")
         if kb == 2048:
-            print(f"  -> 1000 values at 2048 bits: median {1000 / res['encrypt'][0]:.1f} s (TOOLING.md: ~8 s with gmpy2)")
+            print(f"  -> 1000 values at 2048 bits: median {1000 / res['encrypt'][0]:.1f} s")
     if not quick:
         slow = throughput(2048, 20, 1, gmp=False)
         rate = slow["encrypt"][0]

@@ -23,7 +23,10 @@ PARTY_COLORS = {"hospital": "#2ca02c", "proxy": "#ff7f0e", "data user": "#1f77b4
 
 class HospitalsFigure(LiveFigure):
     """The dashboard: (a) what each party received, (b) accuracy against central Analyze Gauss,
-    (c) where the time went.  Redrawn completely on every update (the number of parties changes)."""
+    (c) where the time went.  Redrawn completely on every update (the number of parties changes).
+
+    A line of text at the bottom says what the ε slider shows: one simulated noise draw, rescaled
+    by σ(ε) (common random numbers), not a sequence of releases."""
 
     figsize = (13.0, 4.4)
     blit = False
@@ -33,9 +36,13 @@ class HospitalsFigure(LiveFigure):
         # first axes, and the three panels below are cleared on every redraw.
         overlay = self.fig.add_axes([0, 0, 1, 1], zorder=10)
         overlay.set_axis_off()
-        self.fig.subplots_adjust(left=0.07, right=0.985, bottom=0.15, top=0.84, wspace=0.55)
+        self.fig.subplots_adjust(left=0.07, right=0.985, bottom=0.15, top=0.80, wspace=0.55)
         self.ax_view, self.ax_cv, self.ax_time = self.fig.subplots(1, 3, gridspec_kw=dict(width_ratios=[1.15, 1.1, 1]))
         self.title = self.fig.suptitle("", fontsize=10)
+        self.crn_note = self.fig.text(
+            0.5, 0.905, "Every ε shows one simulated noise draw Z, rescaled (S + σ(ε)·Z) — not a sequence of "
+            "releases: two such releases together give S back exactly; real releases draw fresh noise.",
+            ha="center", va="center", fontsize=8, color="0.25", style="italic")
 
     def _draw(self, r):
         for ax in (self.ax_view, self.ax_cv, self.ax_time):

@@ -1,8 +1,8 @@
 r"""DPDPCA's experiments (Wang & Chang 2018, Figs. 3–5) and the chapter's dashboard twin.
 
-The paper's data sets (spec ``dpdpca.md`` §9, Table I) all need downloads: Aloi (LibSVM),
-Facebook comment volume, Million Song, CNAE-9, ISOLET and GISETTE (UCI).  The book runs offline,
-so we use tables bundled with scikit-learn instead (spec §10):
+The paper's data sets (its Table I) all need downloads: Aloi (LibSVM), Facebook comment volume,
+Million Song, CNAE-9, ISOLET and GISETTE (UCI).  The book runs offline, so we use tables bundled
+with scikit-learn instead:
 
 ======================  ====================  ======================================================
 paper                   stand-in here          why
@@ -41,7 +41,14 @@ from .._validation import PrivacyWarning, check_int, check_option, as_generator,
 from ..estimators import AnalyzeGauss
 from ..estimators.private_local import PrivateLocalPCA
 from ..protocol import _crypto
-from ..protocol.mechanism import PlaintextDPDPCA, centred_scatter, dpdpca_noise_scale, owner_shares, protocol_noise
+from ..protocol.mechanism import (
+    PlaintextDPDPCA,
+    centred_scatter,
+    default_mask_scale,
+    dpdpca_noise_scale,
+    owner_shares,
+    protocol_noise,
+)
 from ..protocol.parties import DataOwner, DataUser, Proxy
 from ..protocol.run import encrypt_and_aggregate
 from ..subspace import top_eigenvectors
@@ -151,7 +158,8 @@ def split_owners(X, n_owners=None, samples_per_owner=None):
 
 
 def captured_variance(U, S, K=None):
-    r"""True-variance captured-variance ratio :math:`\mathrm{tr}(\hat U^\top S\hat U)/\mathrm{tr}(U_K^\top SU_K)` (spec §6)."""
+    r"""True-variance captured-variance ratio :math:`\mathrm{tr}(\hat U^\top S\hat U)/\mathrm{tr}(U_K^\top SU_K)`: the private components'
+    variance over the best possible."""
     U = np.asarray(U)
     K = U.shape[1] if K is None else K
     best = np.sort(np.linalg.eigvalsh(S))[::-1][:K].sum()
@@ -220,7 +228,8 @@ def timing_vs_owners(n_owners=(2, 4, 8, 16), *, n_features=20, rows_per_owner=50
             proxy.aggregate("tree")
             N = user.decrypt_count(proxy.encrypted_count())
             proxy.learn_count(N)
-            enc_R, enc_v = proxy.release(protocol_noise(M, sigma, 1, "proxy", random_state=rng)[0])
+            enc_R, enc_v = proxy.release(protocol_noise(M, sigma, 1, "proxy", random_state=rng)[0],  # B = 1
+                                         mask_scale=default_mask_scale(N), secret=_crypto.new_secret())
             proxy_times.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             S_prime, _, _ = user.decrypt_release(enc_R, enc_v, M)
@@ -260,7 +269,7 @@ def captured_variance_vs_epsilon(dataset="digits", *, epsilons=(0.1, 0.2, 0.3, 0
     r"""Captured variance of DPDPCA's components against ε (the paper's Fig. 5), δ = 1/N by default.
 
     K is the number of principal components reaching ``variance_kept`` of the variance on the
-    non-private data (the authors' 90 % rule).  Two metrics (spec §6): ``"true_variance"``
+    non-private data (the authors' 90 % rule).  Two metrics: ``"true_variance"``
     :math:`\mathrm{tr}(\hat U^\top S\hat U)/\mathrm{tr}(U_K^\top SU_K)` and the authors'
     ``"noisy_eigen_ratio"`` :math:`\sum_{j\le K}\tilde\lambda_j^+/\sum_j\tilde\lambda_j^+` over the
     positive parts of S′'s eigenvalues (``DPDPCAResult.explained_variance_ratio_``).  The
@@ -268,8 +277,8 @@ def captured_variance_vs_epsilon(dataset="digits", *, epsilons=(0.1, 0.2, 0.3, 0
     S′ indefinite (at small ε it even turns negative), so we clip.
 
     The releases come from :class:`~privpca_edu.protocol.PlaintextDPDPCA` — the protocol's
-    noise and arithmetic without the Paillier layer, which decrypts to the same S′ up to 2⁻⁵²
-    per entry (tested) — so the sweep costs milliseconds.  ``calibration="paper"`` (Δ = 1) is
+    noise and arithmetic without the Paillier layer, which decrypts to the same S′ up to the
+    last digit of each noise entry (tested) — so the sweep costs milliseconds.  ``calibration="paper"`` (Δ = 1) is
     shown for comparison only: it is **not** differentially private.
 
     Returns a dict: epsilons, K, delta, N, M and per calibration and metric arrays of means and
@@ -459,11 +468,17 @@ def _central_curves(n_components, delta, n_seeds, data_seed=0):
 
 def hospitals_demo(n_owners=5, epsilon=0.5, key_length=1024, *, delta=1e-5, n_components=2, calibration="analytic",
                    seed=0, n_curve_seeds=10, data_seed=0):
-    """Twin of the chapter's dashboard: one encrypted DPDPCA run over hospitals, party by party.
+    r"""Twin of the chapter's dashboard: one encrypted DPDPCA run over hospitals, party by party.
 
     Phase 1 (keys, encryption by every hospital, aggregation) is cached per
     (``n_owners``, ``key_length``) by :func:`cached_aggregate`; moving ε re-runs only phase 2
-    (the proxy's masking and noise under encryption, the data user's decryption).  Also returns
+    (the proxy's masking and noise under encryption, the data user's decryption).
+
+    **One simulated noise draw, rescaled.**  Phase 2 draws its noise from ``seed``, so every ε
+    shows S + σ(ε)·Z with the *same* Z (common random numbers: the picture moves smoothly with
+    ε).  That is a what-if over ε, not a sequence of releases: two such releases at ε₁ ≠ ε₂ give
+    the statistic back exactly, :math:`S = (\sigma_2 S'_1 - \sigma_1 S'_2)/(\sigma_2 - \sigma_1)`.
+    Real releases draw fresh noise each time, and their privacy losses add up.  Also returns
     the captured variance of the same release and of central Analyze Gauss at the same (ε, δ)
     (analytic curves over ε for reference).  The default calibration is ``"analytic"`` (valid for
     every ε the dashboard offers); warnings (e.g. the classic formula at ε ≥ 1, or

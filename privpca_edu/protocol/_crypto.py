@@ -6,17 +6,34 @@ reads like the paper.  Three decisions live here:
 * **Real encryption, imported lazily.**  ``phe`` (GPLv3) is an optional dependency, installed
   with ``pip install privpca_edu[crypto]`` (which also brings ``gmpy2``: about 7× faster
   modular exponentiation).  Importing :mod:`privpca_edu` never needs it.
-* **One public exponent.**  ``phe`` stores a real number as ``mantissa · 16**exponent``, and the
-  exponent travels *in the clear* next to the ciphertext.  Its default encoding picks the
-  exponent from the value's binary order of magnitude (``math.frexp``), so a curious proxy
-  would learn roughly how large every encrypted entry is.  Every value an owner encrypts is
-  therefore encoded at the same fixed exponent :data:`FIXED_EXPONENT` (−13, i.e. a grid of
-  :math:`16^{-13} = 2^{-52}`): the exponent says nothing about the data, and ciphertexts with
-  equal exponents add without rescaling.
+* **One public exponent, relative to the public bound.**  ``phe`` stores a real number as
+  ``mantissa · 16**exponent``, and the exponent travels *in the clear* next to the ciphertext.
+  Its default encoding picks the exponent from the value's binary order of magnitude
+  (``math.frexp``), so a curious proxy would learn roughly how large every encrypted entry is.
+  Every value an owner encrypts is therefore encoded at the same fixed exponent
+  :data:`FIXED_EXPONENT` (−26, a grid of :math:`16^{-26} = 2^{-104}`), and in units of the
+  public row-norm bound B (R in units of B², v in units of B): the exponent says nothing about
+  the data, small data (rows far shorter than 1) keep their digits whatever B is, and
+  ciphertexts with equal exponents add without rescaling.
+* **Sums that cannot wrap.**  Paillier plaintexts live in :math:`\mathbb Z_n`; phe decodes
+  :math:`m \le` ``max_int`` :math:`= \lfloor n/3\rfloor - 1` as positive and
+  :math:`m \ge n -` ``max_int`` as negative.  A sum of *k* values of size up to ``max_int``
+  can wrap into the other half and decode to a wrong number without any error, so
+  :func:`encode_grid_integer` takes the number of summands the value will be added into and
+  refuses values above ``max_int // max_summands``; the protocol bounds every plaintext it
+  forms by public quantities before a key is made (:func:`check_capacity`).
 * **Exact arithmetic at the data user.**  Decryption returns the integer mantissa and the
   exponent; :func:`decrypt_exact` turns them into a :class:`fractions.Fraction`, so
   :math:`S' = R' - v'v'^\top/N` is computed without rounding and the huge mask terms cancel
   exactly (rounding to float happens once, at the end).
+* **Reproducible randomness on request.**  The encryption randomness r of every party is
+  derived from a 32-byte secret with SHAKE-256 (:func:`random_units`); the protocol draws that
+  secret from its ``random_state`` when one is given (so a run can be repeated bit for bit, in
+  sequence or in parallel) and from :mod:`secrets` otherwise.  Whoever knows the secret can
+  strip the randomness off every ciphertext: a seed is a *teaching* device, never a deployment
+  setting.  The expensive part of an encryption, :math:`r^n \bmod n^2` (the *obfuscator*), does
+  not depend on the plaintext, so it can be computed ahead of time and in parallel
+  (:func:`obfuscators`, :func:`encrypt_mantissa`, :func:`rerandomise`).
 
 Key sizes: 2048 bits (about 112-bit security) is the default.  1024 bits is accepted for demos
 and tests with an :class:`InsecureKeyWarning`; below 1024 bits keys are refused (the authors'
@@ -25,7 +42,10 @@ code used 128-bit keys, which a laptop factors in a fraction of a second).
 
 from __future__ import annotations
 
+import hashlib
+import math
 import numbers
+import secrets
 import warnings
 from fractions import Fraction
 
@@ -44,6 +64,15 @@ __all__ = [
     "encrypt_fixed",
     "encode_grid_integer",
     "decrypt_exact",
+    "decode_mantissa",
+    "max_int_lower_bound",
+    "check_capacity",
+    "new_secret",
+    "derive_secret",
+    "random_units",
+    "obfuscators",
+    "encrypt_mantissa",
+    "rerandomise",
     "ciphertext_bytes",
     "is_ciphertext",
     "is_public_key",
@@ -55,8 +84,8 @@ MIN_KEY_LENGTH = 1024
 SECURE_KEY_LENGTH = 2048
 #: ``phe``'s encoding base.
 BASE = 16
-#: The one exponent every owner value is encoded at: a grid of 16**-13 = 2**-52.
-FIXED_EXPONENT = -13
+#: The one exponent every owner value is encoded at: a grid of 16**-26 = 2**-104 (in units of B or B²).
+FIXED_EXPONENT = -26
 
 
 class InsecureKeyWarning(UserWarning):
@@ -136,50 +165,152 @@ def _grid_mantissa(value, exponent):
     return round(scaled)  # round half to even, exact on Fractions
 
 
-def encode_fixed(public_key, value, exponent=FIXED_EXPONENT):
+def encode_fixed(public_key, value, exponent=FIXED_EXPONENT, *, max_summands=1):
     """``phe.EncodedNumber`` of ``value`` on the grid 16**exponent (always this exponent).
 
-    Raises ``OverflowError`` if the mantissa does not fit in phe's signed range (|m| ≤ n/3).
+    Raises ``OverflowError`` if the mantissa, times ``max_summands``, does not fit in phe's
+    signed range (see :func:`encode_grid_integer`).
     """
     phe = require_phe()
-    return encode_grid_integer(public_key, _grid_mantissa(value, exponent), exponent, phe=phe)
+    return encode_grid_integer(public_key, _grid_mantissa(value, exponent), exponent, phe=phe,
+                               max_summands=max_summands)
 
 
-def encode_grid_integer(public_key, mantissa, exponent, *, phe=None):
-    """``phe.EncodedNumber`` with a given integer mantissa and exponent (value = m · 16**e)."""
+def encode_grid_integer(public_key, mantissa, exponent, *, phe=None, max_summands=1):
+    """``phe.EncodedNumber`` with a given integer mantissa and exponent (value = m · 16**e).
+
+    ``max_summands``: how many values of this size will be added homomorphically before
+    decryption.  The mantissa must satisfy ``|m| · max_summands <= max_int`` (≈ n/3), so that
+    their sum stays inside phe's signed range and decodes correctly; otherwise ``OverflowError``.
+    """
     phe = phe or require_phe()
     mantissa = int(mantissa)
-    if abs(mantissa) > public_key.max_int:
+    max_summands = int(max_summands)
+    if max_summands < 1:
+        raise ValueError(f"max_summands must be >= 1, got {max_summands}")
+    if abs(mantissa) * max_summands > public_key.max_int:
         raise OverflowError(
-            f"value {mantissa} · 16^{exponent} does not fit in the key's plaintext range "
-            f"(|mantissa| <= n/3 ≈ 2^{public_key.max_int.bit_length()})"
+            f"value {mantissa} · 16^{exponent} does not fit in the key's plaintext range when "
+            f"{max_summands} such values are added (|mantissa| · {max_summands} must be <= n/3 ≈ "
+            f"2^{public_key.max_int.bit_length()})"
         )
     return phe.EncodedNumber(public_key, mantissa % public_key.n, exponent)
 
 
-def encrypt_fixed(public_key, value, exponent=FIXED_EXPONENT):
+def encrypt_fixed(public_key, value, exponent=FIXED_EXPONENT, *, max_summands=1):
     """Encrypt ``value`` at the fixed exponent with fresh randomness r (phe draws it)."""
-    return public_key.encrypt(encode_fixed(public_key, value, exponent))
+    return public_key.encrypt(encode_fixed(public_key, value, exponent, max_summands=max_summands))
+
+
+def decode_mantissa(n, max_int, m):
+    """phe's signed decoding of a plaintext ``m`` ∈ Z_n; ``OverflowError`` in the band n/3 … 2n/3."""
+    if m <= max_int:
+        return int(m)
+    if m >= n - max_int:
+        return int(m) - int(n)
+    raise OverflowError("decrypted value is in the overflow band: a homomorphic sum wrapped around")
 
 
 def decrypt_exact(private_key, ciphertext):
     """Decrypt to an exact :class:`fractions.Fraction` (signed mantissa · 16**exponent).
 
-    Raises ``OverflowError`` if the plaintext lies in phe's overflow band (n/3 … 2n/3): a sum
-    that wrapped around is reported, never silently decoded.
+    Raises ``OverflowError`` if the plaintext lies in phe's overflow band (n/3 … 2n/3).  A sum
+    that wrapped past the band could decode to a wrong number, and no decryption can tell; sums
+    therefore never wrap in the first place: every value is encoded for a declared number of
+    summands (:func:`encode_grid_integer` refuses ``|m| · max_summands > n/3``) and the
+    protocol bounds every plaintext it forms before a key is made (:func:`check_capacity`).
     """
     encoded = private_key.decrypt_encoded(ciphertext)
-    n = encoded.public_key.n
-    max_int = encoded.public_key.max_int
-    m = encoded.encoding
-    if m <= max_int:
-        mantissa = m
-    elif m >= n - max_int:
-        mantissa = m - n
-    else:
-        raise OverflowError("decrypted value is in the overflow band: a homomorphic sum wrapped around")
-    e = encoded.exponent
-    return Fraction(mantissa) * Fraction(BASE) ** e
+    pk = encoded.public_key
+    mantissa = decode_mantissa(pk.n, pk.max_int, encoded.encoding)
+    return Fraction(mantissa) * Fraction(BASE) ** encoded.exponent
+
+
+def max_int_lower_bound(key_length):
+    """The smallest phe ``max_int`` (= n // 3 − 1) over all moduli n of ``key_length`` bits."""
+    return (1 << (int(key_length) - 1)) // 3 - 1
+
+
+def check_capacity(key_length, mantissa_bound, *, name, what):
+    """Refuse, before a key exists, a plaintext that could exceed every ``key_length``-bit key's range.
+
+    ``mantissa_bound``: a proven bound on |mantissa| of the largest plaintext a sum will reach.
+    Raises ``ValueError`` naming ``name`` (the argument to change) and saying ``what`` overflows.
+    """
+    limit = max_int_lower_bound(key_length)
+    if mantissa_bound > limit:
+        raise ValueError(
+            f"{name}: {what} would need about {int(mantissa_bound).bit_length()} bits of plaintext, but a "
+            f"{key_length}-bit Paillier key holds {limit.bit_length()} (the homomorphic sums would wrap); "
+            f"use a smaller {name} or a longer key"
+        )
+
+
+# -- reproducible randomness and precomputed obfuscators -----------------------------------------
+def new_secret(rng=None):
+    """32 random bytes: from the numpy Generator ``rng`` when given (reproducible), else from :mod:`secrets`."""
+    return bytes(rng.bytes(32)) if rng is not None else secrets.token_bytes(32)
+
+
+def derive_secret(secret, label):
+    """An independent 32-byte secret for one party or purpose (SHA-256 of secret and label)."""
+    return hashlib.sha256(bytes(secret) + b"\x00" + str(label).encode()).digest()
+
+
+def prf_int(secret, label, index, bits):
+    """A uniform integer in [0, 2**bits) from SHAKE-256(secret, label, index): deterministic, unpredictable."""
+    data = hashlib.shake_256(bytes(secret) + str(label).encode() + b"\x00" + int(index).to_bytes(8, "big"))
+    return int.from_bytes(data.digest((bits + 7) // 8), "big") >> ((-bits) % 8)
+
+
+def random_units(n, secret, start, count):
+    """The encryption randomness r_start … r_{start+count−1} ∈ Z_n^* of one party, from its secret.
+
+    r_i = SHAKE-256(secret, i, j) mod n for the first attempt j with gcd(r, n) = 1 (64 extra bits
+    make the bias below 2^-64); the same secret always gives the same r's, in any process.
+    """
+    n = int(n)
+    bits = n.bit_length() + 64
+    out = []
+    for i in range(int(start), int(start) + int(count)):
+        j = 0
+        while True:
+            r = prf_int(secret, f"r/{j}", i, bits) % n
+            if r > 0 and math.gcd(r, n) == 1:
+                break
+            j += 1  # pragma: no cover - probability about 2^-1000
+        out.append(r)
+    return out
+
+
+def obfuscators(n, secret, start, count):
+    """r_iⁿ mod n² for r_i = :func:`random_units` — the expensive half of an encryption, data-free."""
+    require_phe()
+    from phe.util import powmod
+
+    n = int(n)
+    nsquare = n * n
+    return [int(powmod(r, n, nsquare)) for r in random_units(n, secret, start, count)]
+
+
+def encrypt_mantissa(public_key, mantissa, exponent, obfuscator):
+    """E[m · 16**e] = (1 + n·m) · rⁿ mod n² with a precomputed obfuscator rⁿ (phe's own formula)."""
+    phe = require_phe()
+    from phe.util import mulmod
+
+    n, nsquare = public_key.n, public_key.nsquare
+    nude = (n * (int(mantissa) % n) + 1) % nsquare
+    return phe.EncryptedNumber(public_key, int(mulmod(nude, obfuscator, nsquare)), exponent)
+
+
+def rerandomise(ciphertext, obfuscator):
+    """A fresh-looking ciphertext of the same plaintext: c · rⁿ mod n² (what phe's ``obfuscate`` does)."""
+    phe = require_phe()
+    from phe.util import mulmod
+
+    pk = ciphertext.public_key
+    c = int(mulmod(ciphertext.ciphertext(be_secure=False), obfuscator, pk.nsquare))
+    return phe.EncryptedNumber(pk, c, ciphertext.exponent)
 
 
 def ciphertext_bytes(ciphertext):

@@ -16,7 +16,10 @@ is the centred scatter matrix of the pooled rows and :math:`G'` is symmetric Gau
 i.i.d. :math:`N(0,\sigma^2)` entries on and above the diagonal (``"upper_iid"``, the paper's
 Algorithm 2).  The noise may be added by the proxy (the paper) or split into shares of variance
 :math:`\sigma^2/L` that the L owners add before encrypting (``noise_by="owners"``); either way the
-total is the same :math:`N(0,\sigma^2)` per entry.
+total is the same :math:`N(0,\sigma^2)` per entry.  The data user also receives the masked
+column sum :math:`v' = v + b`, a second Gaussian release (of v, sensitivity 2B, noise β): the
+encrypted run's privacy record composes the two, and with ``calibration="analytic"`` σ is
+calibrated for the pair (:func:`dpdpca_noise_scale`, ``mask_mu``).
 
 Sensitivity (replace-one; N is public)
 --------------------------------------
@@ -29,8 +32,9 @@ Then with :math:`a = x - m`, :math:`b = y - m`,
 
 Its largest value is reached with the common rows at :math:`-Be_1`, x = :math:`Be_1`, y = the
 common row: :math:`\tfrac{N-1}{N}\cdot 4B^2 e_1e_1^\top` (:func:`centred_worst_case_pair`).
-We use :math:`\Delta = 4B^2` (:func:`dpdpca_sensitivity`), the spec's corrected value.  For
-add/remove neighbours it is proved in the spec (:math:`\tfrac{N}{N+1}\lVert x-\mu\rVert^2 < 4B^2`);
+We use :math:`\Delta = 4B^2` (:func:`dpdpca_sensitivity`), the corrected value.  For
+add/remove neighbours the change is :math:`\tfrac{N}{N+1}(x-\mu)(x-\mu)^\top`, of norm
+:math:`\tfrac{N}{N+1}\lVert x-\mu\rVert^2 < 4B^2`;
 for replace-one a numerical maximisation of :math:`\lVert aa^\top - bb^\top\rVert_F` over
 x, y, m in the ball (random restarts in d = 2, 3, 4, 300 each) found 4B² and nothing above it,
 and the trivial bound is only :math:`3\sqrt3\,B^2 \approx 5.2B^2`
@@ -64,7 +68,7 @@ from .._validation import (
     clip_rows,
 )
 from ..estimators.covariance import ReleaseParts
-from ..privacy import gaussian_sigma, symmetric_noise
+from ..privacy import check_gaussian_guarantee, gaussian_sigma, symmetric_noise
 
 __all__ = [
     "CALIBRATIONS",
@@ -74,6 +78,8 @@ __all__ = [
     "upper_indices",
     "dpdpca_sensitivity",
     "dpdpca_noise_scale",
+    "mask_sensitivity",
+    "default_mask_scale",
     "paper_calibration_note",
     "protocol_noise",
     "centred_worst_case_pair",
@@ -117,7 +123,7 @@ def owner_shares(X):
 
 
 def centred_scatter(R, v, N):
-    """S = R − vvᵀ/N: the centred scatter matrix from aggregated shares (spec §2)."""
+    """S = R − vvᵀ/N: the centred scatter matrix from aggregated shares."""
     v = np.asarray(v, dtype=np.float64)
     return np.asarray(R, dtype=np.float64) - np.outer(v, v) / N
 
@@ -129,24 +135,66 @@ def dpdpca_sensitivity(data_norm=1.0, calibration="classic"):
     return (1.0 if calibration == "paper" else 4.0) * data_norm**2
 
 
-def dpdpca_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic"):
-    """σ of each noise entry of G' (total over all parties), from :func:`privacy.gaussian_sigma`.
+def mask_sensitivity(data_norm=1.0):
+    """ℓ2 sensitivity of the column sum v = Σ xᵢ under replace-one: ‖x − y‖ ≤ 2B."""
+    return 2.0 * check_positive(data_norm, "data_norm")
+
+
+def default_mask_scale(n_samples, data_norm=1.0):
+    """The proxy's default mask scale β = 1000·N·B (a thousand times the largest possible |vᵢ| ≤ NB)."""
+    return 1000.0 * check_int(n_samples, "n_samples", low=1) * check_positive(data_norm, "data_norm")
+
+
+def dpdpca_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic", *, mask_mu=0.0):
+    r"""σ of each noise entry of G' (total over all parties), from :func:`privacy.gaussian_sigma`.
 
     ``"classic"`` and ``"paper"`` use the classic formula (which warns for ε ≥ 1); ``"analytic"``
     the exact one.  This function does not warn about ``"paper"``: the callers that release do.
+
+    ``mask_mu``: the data user of the protocol also receives :math:`v' = v + b`, a second
+    Gaussian release (of v, sensitivity 2B, noise β: :math:`\mu_b = 2B/eta`).  With
+    ``"analytic"`` the two together are calibrated *exactly*: μ-GDP mechanisms compose to
+    :math:`\sqrt{\mu_S^2 + \mu_b^2}`-GDP (Dong, Roth & Su 2019, Cor. 3.3), so
+    :math:`\sigma = \Delta/\sqrt{\mu_*^2 - \mu_b^2}` with :math:`\mu_* = 1/\sigma_{
+m analytic}(\Delta=1)`
+    the largest μ that is (ε, δ)-DP (then stepped up to the first float passing
+    :func:`~privpca_edu.privacy.check_gaussian_guarantee`).  A mask with :math:`\mu_b \ge \mu_*`
+    alone spends more than (ε, δ): ``ValueError``.  ``"classic"`` keeps its formula (it has slack
+    for ε < 1); the privacy record's exact check composes both releases either way.
+
+    The value is computed in units of B² (Δ = 4, or 1 for "paper") and then scaled, so an
+    extreme ``data_norm`` is refused by name instead of overflowing.
 
     Examples
     --------
     >>> round(dpdpca_noise_scale(1.0, 1e-5, calibration="analytic"), 4)
     14.9225
-    >>> round(dpdpca_noise_scale(0.5, 1e-4, calibration="paper"), 6)   # the spec's τ(0.5, 1e-4)
+    >>> round(dpdpca_noise_scale(0.5, 1e-4, calibration="paper"), 6)   # Algorithm 2's τ(0.5, 1e-4)
     8.687225
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    sens = dpdpca_sensitivity(data_norm, calibration)
-    method = "analytic" if calibration == "analytic" else "classic"
-    return gaussian_sigma(sens, epsilon, delta, method=method)
+    data_norm = check_positive(data_norm, "data_norm")
+    check_option(calibration, "calibration", tuple(CALIBRATIONS))
+    mask_mu = check_positive(mask_mu, "mask_mu", allow_zero=True)
+    sens = 1.0 if calibration == "paper" else 4.0
+    if calibration != "analytic" or mask_mu == 0.0 or math.isinf(epsilon):
+        sigma = gaussian_sigma(sens, epsilon, delta, method="analytic" if calibration == "analytic" else "classic")
+    else:
+        mu_star = 1.0 / gaussian_sigma(1.0, epsilon, delta, method="analytic")
+        if mask_mu >= mu_star:
+            raise ValueError(
+                f"mask_scale is too small for (epsilon={epsilon:g}, delta={delta:g}): the masked sum v' = v + b is "
+                f"itself a Gaussian release of v with mu = 2B/mask_scale = {mask_mu:.3g} >= {mu_star:.3g}, all that "
+                f"(epsilon, delta) allows; use mask_scale > {2.0 / mu_star:.3g} * data_norm"
+            )
+        sigma = sens / math.sqrt(mu_star**2 - mask_mu**2)
+        while not check_gaussian_guarantee(epsilon, delta, [(sens, sigma), (2.0, 2.0 / mask_mu)]).holds:
+            sigma = math.nextafter(sigma, math.inf)
+    scale = data_norm * data_norm
+    if not (math.isfinite(sigma * scale) and scale > 0.0 and (sigma == 0.0 or sigma * scale > 0.0)):
+        raise ValueError(f"data_norm={data_norm:g} is outside the range float64 can hold for σ = {sigma:g}·data_norm²")
+    return sigma * scale
 
 
 def _warn_paper(stacklevel=3):
@@ -197,8 +245,9 @@ class PlaintextDPDPCA:
 
     The noise comes from :func:`protocol_noise`, exactly as in the encrypted run, and the
     statistic from :func:`owner_shares` / :func:`centred_scatter`, the owners' and data user's
-    arithmetic; only the Paillier layer (which changes nothing but the rounding at 2⁻⁵² per
-    entry) is skipped.  It has the ``release_parts`` / ``sample_releases`` interface of
+    arithmetic; only the Paillier layer (which changes nothing but the rounding to the grid
+    2⁻¹⁰⁴·B² and to the noise's last double-precision digit) is skipped.  It releases S′ only:
+    the encrypted run also gives the data user v′ = v + b, which its record composes in.  It has the ``release_parts`` / ``sample_releases`` interface of
     :class:`~privpca_edu.estimators.covariance.NoisyMatrixMechanism`, so the audit recipes
     (:func:`privpca_edu.audit.audit_release_gdp`) run on it unchanged, and the experiments use
     it for sweeps over many ε and seeds.

@@ -8,68 +8,162 @@ party          holds in plaintext                             receives
 DataOwner l    its rows :math:`X^l` and share (R^l, v^l, N^l)  the public key
 Proxy          N (the public count), its mask b, its noise G′  the public key; E[R^l], E[v^l], E[N^l]
                (when it adds it)                               from every owner; N from the data user
-DataUser       the key pair; then R′, v′, N and S′ = S + G′   E[N]; E[R′], E[v′]
+DataUser       the key pair; then N·R′, v′, N and S′ = S + G′  E[N]; E[N·R′], E[v′]
 =============  =============================================  ==========================================
 
-The proxy's arithmetic (Algorithm 1 of the paper, spec §4) uses only Paillier's two
-homomorphisms — ciphertext × ciphertext (adds plaintexts) and ciphertext ^ integer
-(multiplies a plaintext by a public constant) — through ``phe``'s ``+`` and ``*``.
+The proxy's arithmetic (Algorithm 1 of the paper) uses only Paillier's two homomorphisms —
+ciphertext × ciphertext (adds plaintexts) and ciphertext ^ integer (multiplies a plaintext by a
+public constant) — on the raw ciphertext integers (phe's own formulas), so that the work can be
+cut into chunks and run in other processes.
 
-Exactness.  All owner values sit on the grid 16⁻¹³ (:data:`._crypto.FIXED_EXPONENT`).  The
-proxy draws its mask as :math:`b = N\tilde b` with :math:`\tilde b` on the same grid, so
-:math:`b_j/N = \tilde b_j` and :math:`b_ib_j/N = N\tilde b_i\tilde b_j` are exact grid numbers
-and
+Units and grid.  Owners encode :math:`R^l/B^2` and :math:`v^l/B` (B the public row-norm bound)
+on the grid :math:`h = 16^{-26} = 2^{-104}` (:data:`._crypto.FIXED_EXPONENT`): products of two
+grid numbers live on :math:`h^2`.
 
-.. math:: G_{ij} = v_i\tilde b_j + \tilde b_i v_j + N\tilde b_i\tilde b_j
-          \quad\Longrightarrow\quad
-          R' - \tfrac1N v'v'^\top = R + G + G' - \tfrac1N (v+b)(v+b)^\top = S + G'
+What the data user receives, exactly.  The data user decrypts exact integers, so every digit it
+sees must be accounted for.  The proxy draws its mask b on the *same* grid h as v (a double-precision
+Gaussian with its last unit filled by uniform digits), so :math:`v' = v + b` is the rounding to h
+of :math:`v + \text{Gaussian}` — a post-processing of a Gaussian release of v, nothing more.  It
+sends :math:`N R'` (not :math:`R'`, which would need a division by N):
 
-holds *exactly* in the plaintext integers (the data user computes it with
-:class:`fractions.Fraction`).  The decrypted :math:`S'` therefore never depends on b, however
-large b is, and equals S + G′ up to the 2⁻⁵³ rounding of the owners' entries.
+.. math:: NR' = NR + vb^\top + bv^\top + bb^\top + N G' + D,
+
+all on the grid :math:`h^2`; G′ is added at that finest grid with full support (Gaussian plus
+uniform last digits; with ``noise_by="owners"`` the owners' noise is on h and the proxy's dither D,
+uniform in :math:`[0, Nh)` per entry, fills the digits below).  The data user forms
+
+.. math:: S' = \frac{NR' - v'v'^\top}{N} = R - \frac{vv^\top}{N} + G' + \frac{D}{N} = S + G' + D/N
+
+exactly (the mask cancels whatever its size), where :math:`|D/N| < h = 2^{-104}` in units of B².
+Without the fine noise and dither, the low digits of :math:`NR' - v'v'^\top` would be those of
+:math:`-vv^\top` and give v away (number theory on exact integers); with them, they are uniform.
 """
 
 from __future__ import annotations
 
-import random
+import math
 import time
+from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_array, check_positive, clip_rows
+from .._validation import check_array, check_positive
 from . import _crypto
+from ._parallel import chunk_ranges, run_tasks
 from .mechanism import owner_shares, upper_indices
 
-__all__ = ["DataOwner", "Proxy", "DataUser", "OWNER_LAYOUT"]
+__all__ = ["DataOwner", "Proxy", "DataUser", "OWNER_LAYOUT", "MIN_RELATIVE_SIZE"]
 
 #: Order of the values in an owner's message: upper triangle of R (row-major), then v, then N.
 OWNER_LAYOUT = ("R upper triangle", "v", "N")
+
+#: Rows whose squared norm is below MIN_RELATIVE_SIZE · B² (with the data not all zero) are refused:
+#: the grid 2⁻¹⁰⁴·B² would keep fewer than 26 bits of their share.
+MIN_RELATIVE_SIZE = 2.0**-78
 
 
 def _superscript(i):
     return str(i).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
-def _owner_values(R, v, N, noise=None):
-    """The plaintext numbers an owner encrypts, in :data:`OWNER_LAYOUT` order (Python numbers)."""
-    iu = upper_indices(R.shape[0])
-    R = R if noise is None else R + noise
-    # float()/int(): numpy scalars must not reach phe (numpy.int64 overflows in its arithmetic).
-    return [float(x) for x in R[iu]] + [float(x) for x in v] + [int(N)]
+def _grid_shift():
+    """log₂ of 1/h: mantissa = value · 2**shift on the grid h = 16**FIXED_EXPONENT."""
+    return -4 * _crypto.FIXED_EXPONENT
 
 
-def _encrypt_values(public_key, values, exponent=_crypto.FIXED_EXPONENT):
-    return [_crypto.encrypt_fixed(public_key, x, exponent) for x in values]
+def _mantissa(x, shift):
+    """round(x · 2**shift), exact (x a float or int)."""
+    return round(Fraction(float(x)) * (1 << shift)) if not isinstance(x, int) else int(x) << shift
 
 
-def _encrypt_worker(args):
-    """Process-pool entry point: encrypt one owner's values, return (ciphertext ints, exponent, seconds)."""
-    n, values, exponent = args
+def _fine_gaussian_mantissa(x, shift, factor, secret, label, index):
+    r"""round(factor · x · 2**shift) plus uniform digits below the last unit of the double ``x``.
+
+    A double-precision Gaussian draw lives on a lattice of spacing ulp(x); scaled to the grid
+    2^-shift that spacing is ``factor·ulp(x)·2**shift`` units, with holes between.  Adding a
+    uniform integer in [−w/2, w/2) fills them, so the result has every integer in its support
+    (a Gaussian rounded to the grid, up to the sampler's double precision).
+    """
+    m = round(Fraction(float(x)) * factor * (1 << shift))
+    w = int(Fraction(math.ulp(float(x))) * factor * (1 << shift))
+    if w >= 2:
+        m += _crypto.prf_int(secret, label, index, w.bit_length() + 64) % w - w // 2
+    return m
+
+
+def _robust_clip(X, data_norm):
+    """Rows scaled down to norm ``data_norm`` (on a copy) without overflow for huge entries.
+
+    Returns (clipped copy, number of rows scaled down).  Norms are computed on rows divided by
+    their largest entry, so 1e200-sized rows are clipped, not turned into zeros or NaN.
+    """
+    X = np.array(X, dtype=np.float64, copy=True)
+    peak = np.max(np.abs(X), axis=1)
+    safe = np.where(peak > 0, peak, 1.0)
+    unit = X / safe[:, None]
+    unit_norm = np.sqrt(np.einsum("ij,ij->i", unit, unit))
+    with np.errstate(over="ignore"):
+        over = peak * unit_norm > data_norm * (1 + 1e-12)
+    if over.any():
+        X[over] = unit[over] * (data_norm / unit_norm[over])[:, None]
+    return X, int(over.sum())
+
+
+def _owner_encrypt_job(n, mantissas, exponent, secret, max_summands):
+    """One owner's encryption as a self-contained job (joblib/Dask): (ciphertext ints, CPU seconds).
+
+    Rebuilds the public key from n, derives its obfuscators from its own secret and encrypts.
+    The time is the job's CPU time: what the owner's own machine would spend, whatever else
+    shares this one.
+    """
     phe = _crypto.require_phe()
-    public_key = phe.PaillierPublicKey(n)
-    t0 = time.perf_counter()
-    cts = _encrypt_values(public_key, values, exponent)
-    return [c.ciphertext(be_secure=False) for c in cts], exponent, time.perf_counter() - t0
+    pk = phe.PaillierPublicKey(int(n))
+    t0 = time.process_time()
+    for m in mantissas:  # the owner's own check: the L-fold sum cannot wrap
+        if abs(m) * max_summands > pk.max_int:
+            raise OverflowError("an owner value does not fit the key's range for the number of owners")
+    obfs = _crypto.obfuscators(n, secret, 0, len(mantissas))
+    cts = [_crypto.encrypt_mantissa(pk, m, exponent, r).ciphertext(be_secure=False) for m, r in zip(mantissas, obfs)]
+    return cts, time.process_time() - t0
+
+
+def _obfuscator_job(n, secret, start, count):
+    """A chunk of a party's obfuscators as a job: (rⁿ mod n² ints, CPU seconds)."""
+    t0 = time.process_time()
+    return _crypto.obfuscators(n, secret, start, count), time.process_time() - t0
+
+
+def _proxy_entry_job(n, entries, enc_R, enc_v, b, lift, constants, obfs):
+    r"""E[N R'_ij] for a chunk of upper-triangle entries, on raw ciphertext integers.
+
+    ``entries``: (i, j) pairs; ``enc_R``: their E[R_ij] ints; ``enc_v``: all E[v] ints; ``b``: the
+    mask mantissas; ``lift`` = N·16^26 (raises E[R_ij] from grid h to N·R on h²); ``constants``:
+    the plaintext mantissas b_i b_j + N G'_ij + D_ij on h²; ``obfs``: precomputed rⁿ.
+    Per entry: E[R]^lift · E[v_i]^{b_j} · E[v_j]^{b_i} · (1 + n·const) · rⁿ  (mod n²).
+    """
+    from phe.util import invert, mulmod, powmod
+
+    n = int(n)
+    n2 = n * n
+
+    def power(c, e):  # c^e mod n², negative e through the inverse (as phe does)
+        return powmod(invert(c, n2), -e, n2) if e < 0 else powmod(c, e, n2)
+
+    out = []
+    for (i, j), cR, k, r in zip(entries, enc_R, constants, obfs):
+        c = mulmod(power(cR, lift), power(enc_v[i], b[j]), n2)
+        c = mulmod(c, power(enc_v[j], b[i]), n2)
+        c = mulmod(c, (n * (k % n) + 1) % n2, n2)
+        out.append(int(mulmod(c, r, n2)))
+    return out
+
+
+def _decrypt_job(n, p, q, cts):
+    """Raw Paillier decryptions (ints mod n) of a chunk, with the data user's own key (p, q)."""
+    phe = _crypto.require_phe()
+    pk = phe.PaillierPublicKey(int(n))
+    sk = phe.PaillierPrivateKey(pk, int(p), int(q))
+    return [int(sk.raw_decrypt(int(c))) for c in cts]
 
 
 class DataOwner:
@@ -83,14 +177,28 @@ class DataOwner:
     data_norm : float
         The public row-norm bound B of the privacy proof.
     name : str
+
+    Attributes
+    ----------
+    n_clipped : int
+        How many of *this owner's* rows it scaled down to ``data_norm``.  The owner's local,
+        non-private diagnostic: it is never sent to anyone and appears in no result.
     """
 
     def __init__(self, X, *, data_norm=1.0, name="owner 1"):
         self.name = str(name)
         X = check_array(X, name=self.name)
         self.data_norm = check_positive(data_norm, "data_norm")
-        self._X, self.n_clipped = clip_rows(X, self.data_norm, name=self.name, warn=False)
+        self._X, self.n_clipped = _robust_clip(X, self.data_norm)
         self.n_samples, self.n_features = self._X.shape
+        self._units = self._X / self.data_norm  # rows of norm <= 1: what is encoded
+        peak = float(np.max(np.einsum("ij,ij->i", self._units, self._units)))
+        if 0.0 < peak < MIN_RELATIVE_SIZE:
+            raise ValueError(
+                f"{self.name}: its rows are more than 10^11 times shorter than data_norm={self.data_norm:g}; "
+                "the fixed-point grid (data_norm² · 2^-104) cannot represent their share; pass a data_norm closer "
+                "to the scale of the data (it must still bound every row's norm)"
+            )
         self.public_key = None
         self.encrypt_seconds = None
 
@@ -102,30 +210,61 @@ class DataOwner:
         return owner_shares(self._X)
 
     def plaintext_values(self, noise=None):
-        """The numbers this owner encrypts (R^l upper triangle [+ its noise share], v^l, N^l)."""
-        R, v, N = self.shares()
-        return _owner_values(R, v, N, noise)
+        """The numbers this owner encodes, in units: R^l/B² upper triangle [+ its noise share/B²], v^l/B, N^l."""
+        R, v, N = owner_shares(self._units)
+        iu = upper_indices(self.n_features)
+        R = R if noise is None else R + np.asarray(noise) / self.data_norm**2
+        return [float(x) for x in R[iu]] + [float(x) for x in v] + [int(N)]
 
-    def encrypt_shares(self, noise=None, exponent=_crypto.FIXED_EXPONENT):
+    def mantissas(self, noise=None, secret=b""):
+        """The integer mantissas on the grid h = 16⁻²⁶ of :meth:`plaintext_values`.
+
+        A noise share (``noise_by="owners"``) is rounded with uniform last digits
+        (:func:`_fine_gaussian_mantissa`) so that it has every grid point in its support.
+        """
+        shift = _grid_shift()
+        R, v, N = owner_shares(self._units)
+        iu = upper_indices(self.n_features)
+        out = [_mantissa(float(x), shift) for x in R[iu]]
+        if noise is not None:
+            z = np.asarray(noise)[iu] / self.data_norm**2
+            out = [m + _fine_gaussian_mantissa(float(g), shift, 1, secret, "owner noise", k)
+                   for k, (m, g) in enumerate(zip(out, z))]
+        return out + [_mantissa(float(x), shift) for x in v] + [int(N)]
+
+    def encryption_job(self, secret, noise=None, max_summands=1):
+        """The arguments of :func:`_owner_encrypt_job` for this owner (what a worker needs)."""
+        if self.public_key is None:
+            raise RuntimeError(f"{self.name} has no public key yet")
+        noise_secret = _crypto.derive_secret(secret, "noise")
+        values = self.mantissas(noise, noise_secret)
+        return (self.public_key.n, values, _crypto.FIXED_EXPONENT, _crypto.derive_secret(secret, "r"), max_summands)
+
+    def encrypt_shares(self, noise=None, secret=None, max_summands=1):
         """Encrypt the share under the data user's public key: M(M+1)/2 + M + 1 ciphertexts.
 
         ``noise`` (optional, (M, M) symmetric): this owner's share of the DP noise, added to R^l
-        before encryption (``noise_by="owners"``).  Returns the list of ``EncryptedNumber``.
+        before encryption (``noise_by="owners"``).  ``secret``: 32 bytes from which the owner's
+        encryption randomness is derived (:func:`._crypto.random_units`); fresh from
+        :mod:`secrets` when None.  Returns the list of ``EncryptedNumber``.
         """
-        if self.public_key is None:
-            raise RuntimeError(f"{self.name} has no public key yet")
-        t0 = time.perf_counter()
-        cts = _encrypt_values(self.public_key, self.plaintext_values(noise), exponent)
-        self.encrypt_seconds = time.perf_counter() - t0
-        return cts
+        phe = _crypto.require_phe()
+        secret = _crypto.new_secret() if secret is None else secret
+        cts, self.encrypt_seconds = _owner_encrypt_job(*self.encryption_job(secret, noise, max_summands))
+        return [phe.EncryptedNumber(self.public_key, c, _exponent_at(k, self.n_features)) for k, c in enumerate(cts)]
+
+
+def _exponent_at(k, M):
+    """Exponent of the k-th value of an owner's message: the grid for R and v, 0 for the count N."""
+    return 0 if k == M * (M + 1) // 2 + M else _crypto.FIXED_EXPONENT
 
 
 class Proxy:
     """The honest-but-curious intermediary: aggregates, masks, corrects and adds noise — blind.
 
     It has the public key only.  Its plaintext knowledge is N (told by the data user), and the
-    mask b and the noise G′ it draws itself; everything it receives from the owners is a
-    ciphertext.  ``operations`` counts its homomorphic operations (spec §11, target 14).
+    mask b, the dither D and the noise G′ it draws itself; everything it receives from the owners
+    is a ciphertext.  ``operations`` counts its homomorphic operations.
     """
 
     name = "proxy"
@@ -195,8 +334,10 @@ class Proxy:
         return self._enc_R, self._enc_v, self._enc_N
 
     # -- step 3.2: learn N ----------------------------------------------------------------------
-    def encrypted_count(self):
-        """E[N], re-randomised, for the data user to decrypt."""
+    def encrypted_count(self, obfuscator=None):
+        """E[N], re-randomised (with ``obfuscator`` rⁿ if given, else phe's fresh one), for the data user."""
+        if obfuscator is not None:
+            return _crypto.rerandomise(self._enc_N, obfuscator)
         c = self._enc_N + 0  # a copy (phe adds an encoded 0)
         c.obfuscate()
         return c
@@ -205,59 +346,89 @@ class Proxy:
         self.n_samples = int(n_samples)
 
     # -- steps 3.3–3.6: mask, correction term, noise ------------------------------------------
-    def draw_mask(self, mask_scale=None, data_norm=1.0):
-        r"""The secret mask as grid integers :math:`\tilde b_i 16^{13}` (b = N·b̃).
+    def n_release_obfuscators(self):
+        """How many rⁿ one release needs: one per upper-triangle entry of N·R′ and per entry of v′."""
+        M = self.n_features
+        return M * (M + 1) // 2 + M
 
-        :math:`b_i \sim N(0, \beta^2)` with β = ``mask_scale`` (default 1000·N·B: a thousand times
-        the largest possible :math:`|v_i| \le NB`), drawn from the operating system's secure
-        generator (:class:`random.SystemRandom`), not from ``random_state``: the released S′ does
-        not depend on b at all, so reproducibility costs nothing by keeping it secret and fresh.
+    def draw_mask(self, mask_scale, secret):
+        r"""The secret mask b/B as mantissas on the grid h (a Gaussian of sd β/B, all digits random).
+
+        :math:`b_i \sim N(0, \beta^2)` with β = ``mask_scale`` (in the data's units; callers pass the
+        default 1000·N·B when the user gave none), drawn from ``secret`` (a double-precision Gaussian
+        from a generator seeded with it, then uniform last digits, so that b, like v, fills the grid).
         """
-        N = self.n_samples
-        beta = 1000.0 * N * data_norm if mask_scale is None else check_positive(mask_scale, "mask_scale")
-        sysrand = random.SystemRandom()
-        scale = _crypto.BASE ** (-_crypto.FIXED_EXPONENT)
-        return [int(round(sysrand.gauss(0.0, beta / N) * scale)) for _ in range(self.n_features)]
+        beta_units = check_positive(mask_scale, "mask_scale")
+        seed = np.random.SeedSequence(int.from_bytes(_crypto.derive_secret(secret, "mask gaussian"), "big"))
+        gauss = np.random.default_rng(seed).normal(0.0, beta_units, size=self.n_features)
+        return [_fine_gaussian_mantissa(float(g), _grid_shift(), 1, secret, "mask digits", i)
+                for i, g in enumerate(gauss)]
 
-    def release(self, noise=None, *, mask_scale=None, data_norm=1.0, rerandomize=True):
-        r"""Algorithm 1, lines 6–11: E[R′] = E[R]·E[G]·E[G′] and E[v′] = E[v]·E[b].
+    def release(self, noise=None, *, mask_scale, secret, obfuscators=None, n_jobs=1, r_slack=0):
+        r"""Algorithm 1, lines 6–11, on the grid: E[N·R′] and E[v′] = E[v]·E[b], re-randomised.
 
-        ``noise``: the proxy's noise G′ (M×M symmetric, plaintext it drew itself) or None when
-        the owners added the noise.  The mask b is fresh for every release.  Returns
-        (E[R′] upper triangle, E[v′]), re-randomised (``rerandomize``) before they leave.
+        ``noise``: the proxy's noise G′ in units of B² (M×M symmetric plaintext it drew itself) or
+        None when the owners added the noise.  ``mask_scale``: β/B.  ``secret``: 32 bytes for the
+        mask, the digits and (if ``obfuscators`` is None) the re-randomisation.  ``obfuscators``:
+        precomputed rⁿ (:meth:`n_release_obfuscators` of them).  ``n_jobs``: processes for the
+        per-entry work.  ``r_slack``: a bound on the owners' noise inside E[R] (units of B²;
+        ``noise_by="owners"``).  Before anything is computed, the largest plaintext of the output
+        is bounded with the values actually drawn and checked against the key (``OverflowError``).
+        Returns (E[N·R′] upper triangle, E[v′]).
         """
         if self.n_samples is None:
             raise RuntimeError("the proxy must learn N (step 3.2) before the release")
+        phe = _crypto.require_phe()
         pk = self.public_key
+        n = pk.n
         M = self.n_features
         N = self.n_samples
         e = _crypto.FIXED_EXPONENT
-        b = self.draw_mask(mask_scale, data_norm)  # b̃ mantissas (value b̃_i = b[i]·16^e)
-        b_scaled = [_crypto.encode_grid_integer(pk, bi, e) for bi in b]  # b̃_j = b_j/N, public to no one
-        enc_R, enc_v, _ = self.aggregated
+        shift = _grid_shift()
+        b = self.draw_mask(mask_scale, _crypto.derive_secret(secret, "mask"))
         iu = upper_indices(M)
-        out_R = []
-        for idx, (i, j) in enumerate(zip(*iu)):
-            # E[G_ij] = E[v_i]^(b_j/N) · E[v_j]^(b_i/N) · E[b_i b_j / N]
-            g = enc_v[i] * b_scaled[j] + enc_v[j] * b_scaled[i]
-            g = g + _crypto.encode_grid_integer(pk, N * b[i] * b[j], 2 * e)
-            self.operations["scalar_multiplications"] += 2
-            self.operations["ciphertext_additions"] += 1
-            self.operations["constant_additions"] += 1
-            r = enc_R[idx] + g
-            self.operations["ciphertext_additions"] += 1
+        entries = list(zip(iu[0].tolist(), iu[1].tolist()))
+        # dither D_ij uniform in [0, N·2^104) on h², and the noise N·G'_ij on h² with full support
+        digits = _crypto.derive_secret(secret, "digits")
+        width = N << shift
+        constants = []
+        for k, (i, j) in enumerate(entries):
+            c = b[i] * b[j] + _crypto.prf_int(digits, "dither", k, width.bit_length() + 64) % width
             if noise is not None:
-                r = r + _crypto.encode_fixed(pk, float(noise[i, j]), e)
-                self.operations["constant_additions"] += 1
-            out_R.append(r)
-        # E[v'] = E[v] · E[b], b_i = N b̃_i, added as a plaintext constant on the same grid.
-        out_v = [enc_v[i] + _crypto.encode_grid_integer(pk, N * b[i], e) for i in range(M)]
+                c += _fine_gaussian_mantissa(float(noise[i, j]), 2 * shift, N, digits, "noise", k)
+            constants.append(c)
+        lift = N << shift
+        bound = (N * (N + int(r_slack)) * (1 << 2 * shift) + 2 * N * (1 << shift) * max(abs(x) for x in b)
+                 + max(abs(c) for c in constants))
+        if bound > pk.max_int:
+            raise OverflowError("mask_scale or the noise is too large for this key: the sums would wrap")
+        count = self.n_release_obfuscators()
+        if obfuscators is None:
+            obfuscators = precompute_obfuscators(n, _crypto.derive_secret(secret, "r"), count, n_jobs)
+        if len(obfuscators) != count:
+            raise ValueError(f"expected {count} obfuscators, got {len(obfuscators)}")
+        enc_R, enc_v, _ = self.aggregated
+        R_ints = [c.ciphertext(be_secure=False) for c in enc_R]
+        v_ints = [c.ciphertext(be_secure=False) for c in enc_v]
+        tasks = [(_proxy_entry_job, (n, entries[a:z], R_ints[a:z], v_ints, b, lift, constants[a:z], obfuscators[a:z]))
+                 for a, z in chunk_ranges(len(entries), n_jobs)]
+        out_R = [phe.EncryptedNumber(pk, c, 2 * e) for chunk in run_tasks(tasks, n_jobs) for c in chunk]
+        m = len(entries)
+        self.operations["scalar_multiplications"] += 3 * m
+        self.operations["ciphertext_additions"] += 2 * m
+        self.operations["constant_additions"] += m
+        # E[v'] = E[v] · E[b]: b on the same grid as v, added as a plaintext constant
+        out_v = [_crypto.rerandomise(enc_v[i] + _crypto.encode_grid_integer(pk, b[i], e), obfuscators[m + i])
+                 for i in range(M)]
         self.operations["constant_additions"] += M
-        if rerandomize:
-            for c in out_R + out_v:
-                c.obfuscate()
-            self.operations["rerandomisations"] += len(out_R) + len(out_v)
+        self.operations["rerandomisations"] += m + M
         return out_R, out_v
+
+
+def precompute_obfuscators(n, secret, count, n_jobs=1):
+    """``count`` obfuscators rⁿ mod n² from ``secret``, in ``n_jobs`` parallel chunks (same values either way)."""
+    tasks = [(_obfuscator_job, (n, secret, a, z - a)) for a, z in chunk_ranges(count, n_jobs)]
+    return [r for chunk, _ in run_tasks(tasks, n_jobs) for r in chunk]
 
 
 class DataUser:
@@ -295,26 +466,39 @@ class DataUser:
         self.n_samples = int(value)
         return self.n_samples
 
-    def decrypt_release(self, enc_R_upper, enc_v, n_features):
-        r"""Eq. (22): decrypt R′, v′ and form :math:`S' = R' - v'v'^\top/N` exactly, then round once.
+    def decrypt_exact_all(self, ciphertexts, n_jobs=1):
+        """Exact Fractions of many ciphertexts, decrypted in ``n_jobs`` parallel chunks.
 
-        Returns (S′ (M, M) float symmetric, R′ (M, M) float, v′ (M,) float).
+        The chunks run in processes of the data user's own machine (or cluster): its secret primes
+        travel to them, as they would to any of its own workers.
+        """
+        pk, sk = self.public_key, self._private_key
+        ints = [c.ciphertext(be_secure=False) for c in ciphertexts]
+        tasks = [(_decrypt_job, (pk.n, sk.p, sk.q, ints[a:z])) for a, z in chunk_ranges(len(ints), n_jobs)]
+        plain = [m for chunk in run_tasks(tasks, n_jobs) for m in chunk]
+        self.decryptions += len(plain)
+        return [Fraction(_crypto.decode_mantissa(pk.n, pk.max_int, m)) * Fraction(_crypto.BASE) ** c.exponent
+                for m, c in zip(plain, ciphertexts)]
+
+    def decrypt_release(self, enc_NR_upper, enc_v, n_features, data_norm=1.0, n_jobs=1):
+        r"""Decrypt N·R′ and v′ and form :math:`S' = (NR' - v'v'^\top)/N` exactly, then scale by B² and round once.
+
+        Returns (S′ (M, M) float symmetric, R′ (M, M) float, v′ (M,) float), in the data's units.
         """
         if self.n_samples is None:
             raise RuntimeError("the data user must know N before forming S'")
         M = int(n_features)
         N = self.n_samples
-        R_exact = [_crypto.decrypt_exact(self._private_key, c) for c in enc_R_upper]
-        v_exact = [_crypto.decrypt_exact(self._private_key, c) for c in enc_v]
-        self.decryptions += len(R_exact) + len(v_exact)
+        exact = self.decrypt_exact_all(list(enc_NR_upper) + list(enc_v), n_jobs)
+        NR_exact, v_exact = exact[:len(enc_NR_upper)], exact[len(enc_NR_upper):]
+        B = Fraction(float(data_norm))
         iu = upper_indices(M)
         S = np.empty((M, M))
         R = np.empty((M, M))
-        for value, i, j in zip(R_exact, *iu):
-            s = float(value - v_exact[i] * v_exact[j] / N)
-            S[i, j] = S[j, i] = s
-            R[i, j] = R[j, i] = float(value)
-        v = np.array([float(x) for x in v_exact])
+        for value, i, j in zip(NR_exact, *iu):
+            S[i, j] = S[j, i] = float((value - v_exact[i] * v_exact[j]) / N * B * B)
+            R[i, j] = R[j, i] = float(value / N * B * B)
+        v = np.array([float(x * B) for x in v_exact])
         return S, R, v
 
     @property
@@ -324,4 +508,4 @@ class DataUser:
 
 def _fmt_owner_content(l):
     s = _superscript(l)
-    return f"E[R{s}] upper triangle, E[v{s}], E[N{s}]"
+    return f"E[R{s}/B²] upper triangle, E[v{s}/B], E[N{s}]"

@@ -8,7 +8,25 @@ the noise under encryption, the data user decrypts and takes eigenvectors.
 :func:`run_dpdpca` runs both.  The split exists for teaching: a dashboard can keep phase 1 (which
 holds only ciphertexts and the public count N — nothing a real proxy would not hold) and redo
 phase 2 when ε moves.  In a real deployment every call of ``release`` is a new differentially
-private release, and the privacy losses of all of them add up (composition).
+private release, and the privacy losses of all of them add up (composition) — *provided every
+release draws fresh noise*.  Releases that reuse one noise draw Z (the same ``random_state`` at
+different ε, S′ = S + σ(ε)·Z) do not compose at all: two of them give the statistic back exactly,
+:math:`S = (\sigma_2 S'_1 - \sigma_1 S'_2)/(\sigma_2 - \sigma_1)`.  The chapter's dashboard does
+this on purpose (one simulated draw, rescaled, to show how accuracy moves with ε); it is not a
+sequence of releases.
+
+What the data user receives is two Gaussian releases: :math:`S' = S + G'` (Δ = 4B², σ) and the
+masked column sum :math:`v' = v + b` (Δ = 2B, β = ``mask_scale``).  The privacy record composes
+both exactly (:func:`~privpca_edu.estimators._base.make_record`, Gaussian DP).
+
+Randomness and parallel runs.  One 32-byte secret per run, drawn from ``random_state`` after the
+noise G′ (or from :mod:`secrets` when ``random_state`` is None), is split by hashing into one
+secret per party and purpose (each owner's encryption randomness, the proxy's mask, digits and
+re-randomisation).  Every job derives its randomness from the secret it is handed, so the owners'
+encryptions and the proxy's chunks give the same ciphertexts in one process (``n_jobs=1``) or in
+many (joblib, :mod:`._parallel`).  The proxy's obfuscators rⁿ mod n² do not depend on any data;
+:func:`run_dpdpca` computes them during phase 1, next to the owners' encryptions, as a real proxy
+would while it waits.
 """
 
 from __future__ import annotations
@@ -25,30 +43,46 @@ from .._validation import (
     check_array,
     check_delta,
     check_epsilon,
-    check_int,
     check_n_components,
     check_option,
     check_positive,
     check_random_state,
 )
-from ..estimators._base import PrivacyRecord
+from ..estimators._base import PrivacyRecord, make_record
 from ..subspace import fix_signs
 from . import _crypto
+from ._parallel import check_n_jobs, run_tasks
 from .mechanism import (
     CALIBRATIONS,
     NOISE_BY,
     _warn_paper,
+    default_mask_scale,
     dpdpca_noise_scale,
     dpdpca_sensitivity,
+    mask_sensitivity,
     paper_calibration_note,
     protocol_noise,
 )
-from .parties import DataOwner, DataUser, Proxy, _encrypt_worker, _fmt_owner_content
+from .parties import (
+    DataOwner,
+    DataUser,
+    Proxy,
+    _exponent_at,
+    _fmt_owner_content,
+    _obfuscator_job,
+    _owner_encrypt_job,
+)
 from .transcript import Transcript
 
 __all__ = ["run_dpdpca", "encrypt_and_aggregate", "EncryptedAggregate", "DPDPCAResult", "validate_owner_datasets"]
 
-MECHANISM = "DPDPCA: Gaussian noise on the centred scatter R - vv^T/N, added under Paillier encryption"
+MECHANISM = ("DPDPCA: Gaussian noise on the centred scatter R - vv^T/N, added under Paillier encryption; "
+             "plus the masked column sum v + b (a Gaussian release of v)")
+
+#: The protocol's outputs are formed in units of data_norm (B) and data_norm²; this keeps them finite.
+DATA_NORM_RANGE = (1e-100, 1e100)
+#: A Gaussian draw beyond this many standard deviations has probability below 1e-340: the range bound.
+_TAIL = 40
 
 
 def validate_owner_datasets(owner_datasets, name="owner_datasets"):
@@ -81,17 +115,24 @@ class DPDPCAResult:
         noisy-eigenvalue ratio the authors' code plots; in [0, 1]
     eigenvalues_ : (M,)             all eigenvalues of S′, descending
     released_matrix_ : (M, M)       S′ = S + G′, the differentially private release itself
-    masked_mean_sum_ : (M,)         v′ = v + b as decrypted (v hidden by the proxy's mask)
+    masked_mean_sum_ : (M,)         v′ = v + b as decrypted: a Gaussian release of v (Δ = 2B,
+                                    σ = β), composed into ``privacy_``
     noise_scale_ : float            σ of each entry of G′ (total over all parties)
+    mask_scale_ : float             β, the standard deviation of the mask b
     sensitivity_ : float            Δ used (4B², or B² with calibration="paper")
     n_samples_ : int                N (public)
     n_owners_ : int
-    privacy_ : PrivacyRecord        model "distributed"
+    privacy_ : PrivacyRecord        model "distributed"; releases (4B², σ) and (2B, β)
     transcript : Transcript         what every party received
-    timings_ : dict                 seconds per phase (owners: list, one per owner)
+    timings_ : dict                 seconds per phase: ``owners`` (one per owner) and
+                                    ``proxy_precompute`` are the CPU seconds of their jobs (what
+                                    each party's own machine spends); the other phases are
+                                    wall-clock (``*_cpu``: this process's CPU seconds)
     operations_ : dict              homomorphic operation counts per party
     key_length : int
-    n_clipped_ : int                rows the owners scaled down to ``data_norm``
+
+    How many rows the owners clipped is not here: each owner knows its own count
+    (:attr:`DataOwner.n_clipped`) and sends it to no one.
     """
 
     components_: np.ndarray
@@ -109,7 +150,7 @@ class DPDPCAResult:
     timings_: dict = field(repr=False)
     operations_: dict = field(repr=False)
     key_length: int = 2048
-    n_clipped_: int = 0
+    mask_scale_: float = 0.0
 
     @property
     def n_components_(self):
@@ -128,10 +169,40 @@ class DPDPCAResult:
         return X @ self.components_.T
 
     def wall_time(self, parallel=True):
-        """Simulated wall-clock seconds: owners in parallel (the slowest counts) or one after another."""
+        """Simulated wall-clock seconds: owners in parallel (the slowest counts, and the proxy
+        precomputes its obfuscators meanwhile) or every step one after another."""
         t = self.timings_
-        owners = max(t["owners"]) if parallel else sum(t["owners"])
+        pre = t.get("proxy_precompute", 0.0)
+        owners = max(max(t["owners"]), pre) if parallel else sum(t["owners"]) + pre
         return t["keygen"] + owners + t["proxy_aggregate"] + t["count"] + t["proxy_release"] + t["user"]
+
+
+def _mask_units(mask_scale, n_samples, data_norm):
+    """β/B: the mask scale in units of the data bound (default 1000·N)."""
+    beta = default_mask_scale(n_samples, data_norm) if mask_scale is None else mask_scale
+    return beta, beta / data_norm
+
+
+def _check_ranges(key_length, *, n_samples, n_owners, data_norm, noise_scale, mask_scale):
+    """Refuse, before any key exists, inputs whose plaintexts could overflow the key or float64.
+
+    The largest plaintext is an entry of N·R′ on the grid h² (mantissa scale 2^208), in units
+    of B²: |N R| ≤ N², |v_i b_j| ≤ N·b_max, |b_i b_j| ≤ b_max², |N G′| ≤ N·g_max, plus the dither
+    (< N·2^104), with b_max = 40β/B and g_max = 40σ√L/B² (a Gaussian beyond 40 sd has
+    probability < 1e-340; the proxy checks the values it actually drew as well).
+    """
+    if not math.isfinite(_TAIL * mask_scale * 1e10):
+        raise ValueError(f"mask_scale={mask_scale:g} is too large for float64 results (v' = v + b must stay finite)")
+    shift = -4 * _crypto.FIXED_EXPONENT
+    N, L = int(n_samples), int(n_owners)
+    b_max = int(math.ceil(_TAIL * mask_scale / data_norm)) + 1
+    g_max = int(math.ceil(_TAIL * noise_scale / data_norm**2 * math.sqrt(L))) + 1
+    parts = {"owner_datasets": N * N, "mask_scale": 2 * N * b_max + b_max * b_max, "epsilon": N * g_max}
+    bound = (sum(parts.values()) << (2 * shift)) + (N << shift)
+    name = max(parts, key=parts.get)
+    what = {"owner_datasets": f"N = {N} records", "mask_scale": f"mask_scale={mask_scale:g}",
+            "epsilon": f"noise of scale {noise_scale:g}"}[name]
+    _crypto.check_capacity(key_length, bound, name=name, what=what)
 
 
 class EncryptedAggregate:
@@ -142,9 +213,8 @@ class EncryptedAggregate:
     """
 
     def __init__(self, *, user, proxy, transcript, timings, owner_operations, n_owners, data_norm, owner_noise_scale,
-                 noise_by, n_clipped=0):
+                 noise_by, n_jobs=1, obfuscators=None):
         self.aggregate_operations = dict(proxy.operations)
-        self.n_clipped = n_clipped
         self.user = user
         self.proxy = proxy
         self.transcript = transcript
@@ -154,6 +224,8 @@ class EncryptedAggregate:
         self.data_norm = data_norm
         self.owner_noise_scale = owner_noise_scale
         self.noise_by = noise_by
+        self.n_jobs = n_jobs
+        self._obfuscators = obfuscators  # precomputed for the first release of run_dpdpca
 
     @property
     def n_samples(self):
@@ -168,68 +240,81 @@ class EncryptedAggregate:
         return self.user.key_length
 
     def release(self, n_components, epsilon, delta, *, calibration="classic", random_state=None, mask_scale=None,
-                rerandomize=True, _noise_scale=None, _warn=True):
+                rerandomize=True, n_jobs=None, _noise_scale=None, _warn=True, _proxy_noise=None, _secret=None):
         """Phase 2: mask, correct and add noise at the proxy; decrypt and eigendecompose at the user.
 
         Only for aggregates prepared with ``noise_by="proxy"`` (owner-added noise is fixed at
-        encryption time: use :func:`run_dpdpca`).  See :func:`run_dpdpca` for the parameters.
+        encryption time: use :func:`run_dpdpca`).  ``random_state`` draws G′ first, then the
+        secret of the proxy's mask, digits and re-randomisation; ``n_jobs`` defaults to the
+        aggregate's.  See :func:`run_dpdpca` for the other parameters.
+
+        Every call is a new release of S′ *and* of v′.  Calls with the same ``random_state`` and
+        different ε reuse one noise draw (σ(ε)·Z): a teaching device, not a sequence of releases —
+        two of them give S back exactly.
         """
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
         check_option(calibration, "calibration", tuple(CALIBRATIONS))
+        n_jobs = self.n_jobs if n_jobs is None else check_n_jobs(n_jobs)
+        if mask_scale is not None:
+            mask_scale = check_positive(mask_scale, "mask_scale")
         M = self.n_features
+        N = self.n_samples
+        B = self.data_norm
         k = check_n_components(n_components, M)
-        sigma = dpdpca_noise_scale(epsilon, delta, self.data_norm, calibration) if _noise_scale is None else _noise_scale
+        beta, beta_units = _mask_units(mask_scale, N, B)
+        private_calibration = calibration != "paper" and not math.isinf(epsilon)
+        mask_mu = mask_sensitivity(1.0) / beta_units if private_calibration else 0.0
+        sigma = (dpdpca_noise_scale(epsilon, delta, B, calibration, mask_mu=mask_mu) if _noise_scale is None
+                 else _noise_scale)
+        _check_ranges(self.key_length, n_samples=N, n_owners=self.n_owners, data_norm=B, noise_scale=sigma,
+                      mask_scale=beta)
+        rng = check_random_state(random_state)
         if self.noise_by == "owners":
             if self.owner_noise_scale is None or not math.isclose(sigma, self.owner_noise_scale, rel_tol=1e-12):
                 raise ValueError("this aggregate already carries the owners' noise for another σ; "
                                  "run run_dpdpca(..., noise_by='owners') for a new ε, δ")
             proxy_noise = None
+        elif _proxy_noise is not None:
+            proxy_noise = _proxy_noise
         else:
-            rng = check_random_state(random_state)
             proxy_noise = protocol_noise(M, sigma, self.n_owners, "proxy", random_state=rng)[0]
+        secret = _secret if _secret is not None else _crypto.new_secret(rng if random_state is not None else None)
         if calibration == "paper" and _warn:
             _warn_paper(stacklevel=3)
 
         transcript = self.transcript.copy()
         proxy, user = self.proxy, self.user
         ops_before = dict(proxy.operations)
-        t0 = time.perf_counter()
-        enc_R, enc_v = proxy.release(proxy_noise, mask_scale=mask_scale, data_norm=self.data_norm,
-                                     rerandomize=rerandomize)
-        t_proxy = time.perf_counter() - t0
-        transcript.send("3.7 release", "proxy", "data user", "E[R′] = E[R]·E[G]·E[G′] (upper triangle)", enc_R)
+        obfuscators = self._obfuscators if _secret is not None else None
+        self._obfuscators = None  # a precomputed set serves one release only
+        if not rerandomize:
+            obfuscators = [1] * proxy.n_release_obfuscators()
+        t0, c0 = time.perf_counter(), time.process_time()
+        noise_units = None if proxy_noise is None else np.asarray(proxy_noise) / (B * B)
+        r_slack = math.ceil(_TAIL * sigma / (B * B) * math.sqrt(self.n_owners)) + 1 if self.noise_by == "owners" else 0
+        enc_R, enc_v = proxy.release(noise_units, mask_scale=beta_units, secret=_crypto.derive_secret(secret, "proxy"),
+                                     obfuscators=obfuscators, n_jobs=n_jobs, r_slack=r_slack)
+        t_proxy, c_proxy = time.perf_counter() - t0, time.process_time() - c0
+        if not rerandomize:
+            proxy.operations["rerandomisations"] -= len(enc_R) + len(enc_v)
+        transcript.send("3.7 release", "proxy", "data user",
+                        "E[N·R′] = E[R]^N·E[N·G]·E[N·G′] (upper triangle, grid h²)", enc_R)
         transcript.send("3.7 release", "proxy", "data user", "E[v′] = E[v]·E[b]", enc_v)
 
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         dec_before = user.decryptions
-        S_prime, _, v_prime = user.decrypt_release(enc_R, enc_v, M)
+        S_prime, _, v_prime = user.decrypt_release(enc_R, enc_v, M, data_norm=B, n_jobs=n_jobs)
         eigenvalues, vectors = np.linalg.eigh(S_prime)
         eigenvalues, vectors = eigenvalues[::-1], vectors[:, ::-1]
         basis = fix_signs(vectors[:, :k])
-        t_user = time.perf_counter() - t0
+        t_user, c_user = time.perf_counter() - t0, time.process_time() - c0
 
-        N = self.n_samples
         top = np.maximum(eigenvalues[:k], 0.0)
         positive = eigenvalues[eigenvalues > 0].sum()
         ratio = top / positive if positive > 0 else np.zeros(k)
-        sens = dpdpca_sensitivity(self.data_norm, calibration)
-        is_private = calibration != "paper" and not math.isinf(epsilon)
-        notes = []
-        if calibration == "paper":
-            notes.append(paper_calibration_note())
-        if math.isinf(epsilon):
-            notes.append("epsilon=inf: no noise, not differentially private")
-        if is_private and delta > 1.0 / N:
-            notes.append(f"delta={delta:g} > 1/N={1 / N:.2g}: a weak guarantee")
-        if self.key_length < _crypto.SECURE_KEY_LENGTH:
-            notes.append(f"{self.key_length}-bit Paillier key: insecure, demo only")
-        record = PrivacyRecord(
-            model="distributed", epsilon=epsilon, delta=delta,
-            neighbouring="replace-one (N is public)", data_norm=self.data_norm, mechanism=MECHANISM,
-            calibration=f"{calibration} (noise_by={self.noise_by})", sensitivity=sens, noise_scale=sigma,
-            is_private=is_private, note="; ".join(notes),
-        )
+        sens = dpdpca_sensitivity(B, calibration)
+        record = self._record(epsilon, delta, calibration, sens, sigma, beta)
         proxy_ops = {key: self.aggregate_operations.get(key, 0) + proxy.operations[key] - ops_before.get(key, 0)
                      for key in proxy.operations}
         operations = dict(
@@ -238,7 +323,7 @@ class EncryptedAggregate:
             user_decryptions=1 + (user.decryptions - dec_before),
         )
         timings = dict(self.timings)
-        timings.update(proxy_release=t_proxy, user=t_user)
+        timings.update(proxy_release=t_proxy, user=t_user, proxy_release_cpu=c_proxy, user_cpu=c_user)
         return DPDPCAResult(
             components_=np.ascontiguousarray(basis.T),
             explained_variance_=eigenvalues[:k] / max(N - 1, 1),
@@ -255,15 +340,41 @@ class EncryptedAggregate:
             timings_=timings,
             operations_=operations,
             key_length=self.key_length,
-            n_clipped_=self.n_clipped,
+            mask_scale_=beta,
         )
+
+    def _record(self, epsilon, delta, calibration, sens, sigma, beta):
+        """The privacy record of one release, through :func:`make_record`: S′ and v′ composed exactly."""
+        N, B = self.n_samples, self.data_norm
+        notes = []
+        if calibration == "paper":
+            notes.append(paper_calibration_note())
+        if not math.isinf(epsilon) and calibration != "paper" and delta > 1.0 / N:
+            notes.append(f"delta={delta:g} > 1/N={1 / N:.2g}: a weak guarantee")
+        if self.key_length < _crypto.SECURE_KEY_LENGTH:
+            notes.append(f"{self.key_length}-bit Paillier key: insecure, demo only")
+        record = make_record(
+            model="distributed", epsilon=epsilon, delta=delta,
+            neighbouring="replace-one (N is public)", data_norm=B, mechanism=MECHANISM,
+            calibration=f"{calibration} (noise_by={self.noise_by}; mask beta={beta:.3g})", sensitivity=sens,
+            noise_scale=sigma, is_private=calibration != "paper", note="; ".join(notes),
+            releases=[(sens, sigma, 1), (mask_sensitivity(B), beta, 1)],
+        )
+        if calibration != "paper" and not math.isinf(epsilon) and not record.is_private:
+            warnings.warn(f"the release is recorded as NOT ({epsilon:g}, {delta:g})-DP: {record.note}",
+                          PrivacyWarning, stacklevel=4)
+        return record
 
 
 def _check_common(owner_datasets, key_length, keypair, data_norm, aggregation, n_jobs):
     owners_data = validate_owner_datasets(owner_datasets)
     data_norm = check_positive(data_norm, "data_norm")
+    lo, hi = DATA_NORM_RANGE
+    if not lo <= data_norm <= hi:
+        raise ValueError(f"data_norm={data_norm:g} is outside [{lo:g}, {hi:g}]: the protocol releases S' in units "
+                         "of data_norm² as float64; rescale the data and data_norm together")
     check_option(aggregation, "aggregation", ("sequential", "tree"))
-    n_jobs = check_int(n_jobs, "n_jobs", low=1)
+    n_jobs = check_n_jobs(n_jobs)
     if keypair is None:
         key_length = _crypto.check_key_length(key_length)
     else:
@@ -273,12 +384,20 @@ def _check_common(owner_datasets, key_length, keypair, data_norm, aggregation, n
     return owners_data, key_length, data_norm, n_jobs
 
 
+def _proxy_chunks(count, owner_job_size):
+    """Chunks of the proxy's obfuscator precomputation, each about half an owner's job (load balance)."""
+    size = max(1, owner_job_size // 2)
+    return [(a, min(a + size, count)) for a in range(0, count, size)]
+
+
 def encrypt_and_aggregate(owner_datasets, key_length=_crypto.SECURE_KEY_LENGTH, *, data_norm=1.0, keypair=None,
-                          aggregation="sequential", n_jobs=1, _owner_noise=None, _owner_noise_scale=None,
-                          _validated=False):
+                          aggregation="sequential", n_jobs=1, random_state=None, _owner_noise=None,
+                          _owner_noise_scale=None, _validated=False, _owners=None, _secret=None,
+                          _precompute_release=False):
     """Phase 1 of DPDPCA (steps 1, 2, 3.1, 3.2): keys, owners' encryption, aggregation, N.
 
-    Every argument is validated before a key is made or a value encrypted.  Returns an
+    Every argument is validated before a key is made or a value encrypted.  ``random_state``
+    seeds the encryption randomness of every party (None: :mod:`secrets`).  Returns an
     :class:`EncryptedAggregate`; its ``transcript`` holds the deliveries so far.  See
     :func:`run_dpdpca` for the parameters.
     """
@@ -286,18 +405,23 @@ def encrypt_and_aggregate(owner_datasets, key_length=_crypto.SECURE_KEY_LENGTH, 
         owner_datasets, key_length, data_norm, n_jobs = _check_common(owner_datasets, key_length, keypair, data_norm,
                                                                        aggregation, n_jobs)
     _crypto.require_phe()
-    _crypto.warn_if_insecure(key_length, stacklevel=3 if _validated else 2)
     L = len(owner_datasets)
     names = [f"owner {l}" for l in range(1, L + 1)]
-    owners = [DataOwner(X, data_norm=data_norm, name=name) for X, name in zip(owner_datasets, names)]
+    owners = _owners or [DataOwner(X, data_norm=data_norm, name=name) for X, name in zip(owner_datasets, names)]
     M = owners[0].n_features
-    n_clipped = sum(o.n_clipped for o in owners)
-    if n_clipped:
+    N = sum(o.n_samples for o in owners)
+    if not _validated:
+        _check_ranges(key_length, n_samples=N, n_owners=L, data_norm=data_norm, noise_scale=0.0,
+                      mask_scale=default_mask_scale(N, data_norm))
+    _crypto.warn_if_insecure(key_length, stacklevel=3 if _validated else 2)
+    if any(o.n_clipped for o in owners):
         warnings.warn(
-            f"{n_clipped} of {sum(o.n_samples for o in owners)} rows had norm > data_norm={data_norm:g} and were "
-            "scaled down to it by their owners (the privacy guarantee assumes this bound)",
+            f"rows with norm > data_norm={data_norm:g} were scaled down to it by their owners (the privacy "
+            "guarantee assumes this bound; each owner knows how many of its own rows, and tells no one)",
             PrivacyWarning, stacklevel=3 if _validated else 2,
         )
+    if _secret is None:
+        _secret = _crypto.new_secret(check_random_state(random_state) if random_state is not None else None)
     transcript = Transcript()
 
     # Step 1: the data user makes the key pair and hands out the public key.
@@ -308,23 +432,25 @@ def encrypt_and_aggregate(owner_datasets, key_length=_crypto.SECURE_KEY_LENGTH, 
     for owner in owners:
         owner.receive_public_key(*transcript.send("1 setup", "data user", owner.name, "public key pk", [pk]))
 
-    # Step 2: owners (in parallel in reality) compute and encrypt their shares.
+    # Step 2: every owner encrypts its share in its own job (a process with n_jobs > 1); the
+    # proxy's data-free obfuscators for the coming release are computed in the same batch.
     noise = [None] * L if _owner_noise is None else list(_owner_noise)
-    owner_seconds = []
-    ciphertext_lists = []
-    if n_jobs > 1 and L > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        phe = _crypto.require_phe()
-        jobs = [(pk.n, o.plaintext_values(z), _crypto.FIXED_EXPONENT) for o, z in zip(owners, noise)]
-        with ProcessPoolExecutor(max_workers=min(n_jobs, L)) as pool:
-            for cts, exponent, seconds in pool.map(_encrypt_worker, jobs):
-                ciphertext_lists.append([phe.EncryptedNumber(pk, c, exponent) for c in cts])
-                owner_seconds.append(seconds)
-    else:
-        for owner, z in zip(owners, noise):
-            ciphertext_lists.append(owner.encrypt_shares(z))
-            owner_seconds.append(owner.encrypt_seconds)
+    jobs = [(_owner_encrypt_job, owner.encryption_job(_crypto.derive_secret(_secret, owner.name), z, max_summands=L))
+            for owner, z in zip(owners, noise)]
+    m_owner = len(jobs[0][1][1])
+    release_secret = _crypto.derive_secret(_crypto.derive_secret(_secret, "release"), "proxy")
+    n_pre = M * (M + 1) // 2 + M if _precompute_release else 0
+    pre_chunks = _proxy_chunks(n_pre, m_owner) if n_pre else []
+    r_secret = _crypto.derive_secret(release_secret, "r")
+    jobs += [(_obfuscator_job, (pk.n, r_secret, a, z - a)) for a, z in pre_chunks]
+    t0 = time.perf_counter()
+    results = run_tasks(jobs, n_jobs)
+    t_phase = time.perf_counter() - t0
+    phe = _crypto.require_phe()
+    ciphertext_lists = [[phe.EncryptedNumber(pk, c, _exponent_at(k, M)) for k, c in enumerate(cts)]
+                        for cts, _ in results[:L]]
+    owner_seconds = [sec for _, sec in results[:L]]
+    obfuscators = [r for chunk, _ in results[L:] for r in chunk] if n_pre else None
     for l, (owner, cts) in enumerate(zip(owners, ciphertext_lists), start=1):
         content = _fmt_owner_content(l) + (" (noise share inside E[R])" if _owner_noise is not None else "")
         proxy.receive_shares(transcript.send("2 owners", owner.name, "proxy", content, cts), M)
@@ -335,15 +461,21 @@ def encrypt_and_aggregate(owner_datasets, key_length=_crypto.SECURE_KEY_LENGTH, 
     proxy.aggregate(aggregation)
     t_aggregate = time.perf_counter() - t0
     t0 = time.perf_counter()
-    enc_N = transcript.send("3.2 count", "proxy", "data user", "E[N] = Π E[N^l]", [proxy.encrypted_count()])[0]
+    count_obf = _crypto.obfuscators(pk.n, _crypto.derive_secret(_secret, "proxy count"), 0, 1)[0]
+    enc_N = transcript.send("3.2 count", "proxy", "data user", "E[N] = Π E[N^l]", [proxy.encrypted_count(count_obf)])[0]
+    proxy.operations["rerandomisations"] += 1
     N = user.decrypt_count(enc_N)
     proxy.learn_count(*transcript.send("3.2 count", "data user", "proxy", "N (the public count)", [N]))
     t_count = time.perf_counter() - t0
-    timings = dict(keygen=user.keygen_seconds, owners=owner_seconds, proxy_aggregate=t_aggregate, count=t_count)
+    timings = dict(keygen=user.keygen_seconds, owners=owner_seconds,
+                   proxy_precompute=sum(sec for _, sec in results[L:]),
+                   proxy_precompute_jobs=[sec for _, sec in results[L:]],
+                   phase1_wall=t_phase, proxy_aggregate=t_aggregate, count=t_count)
     return EncryptedAggregate(user=user, proxy=proxy, transcript=transcript, timings=timings,
-                              owner_operations=owner_operations, n_owners=L, data_norm=data_norm, n_clipped=n_clipped,
+                              owner_operations=owner_operations, n_owners=L, data_norm=data_norm,
                               owner_noise_scale=_owner_noise_scale,
-                              noise_by="owners" if _owner_noise is not None else "proxy")
+                              noise_by="owners" if _owner_noise is not None else "proxy", n_jobs=n_jobs,
+                              obfuscators=obfuscators)
 
 
 def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.SECURE_KEY_LENGTH, random_state=None,
@@ -371,12 +503,19 @@ def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.
         Bits of the Paillier modulus.  ≥ 1024 (else ``ValueError``); below 2048 an
         :class:`InsecureKeyWarning` (demos and tests only).
     random_state : None, int or Generator
-        Drives the DP noise G′ only: with the same seed the released S′ and the components are
-        reproducible.  The key pair (phe's secure generator), the encryption randomness and the
-        proxy's mask b (the operating system's secure generator) are deliberately *not*
-        reproducible; S′ does not depend on them.
+        Drives all the run's randomness except the key pair: first the DP noise G′ (the same
+        seed gives the same G′ as :func:`protocol_noise`), then one 32-byte secret from which
+        every party's encryption randomness r, the proxy's mask b and its last-digit dither are
+        derived (SHA-256/SHAKE-256, one stream per party and purpose).  With a seed the whole run —
+        ciphertexts included — is reproducible bit for bit, whatever ``n_jobs``; anyone who knows
+        the seed can also strip the encryption and the mask, so a seed is for teaching only.
+        ``None``: G′ from fresh OS entropy and the secret from :mod:`secrets`.  The key pair always
+        comes from phe's secure generator (pass ``keypair`` to fix it).
     data_norm : float, default 1.0
-        Public row-norm bound B; each owner scales larger rows down to it before encrypting.
+        Public row-norm bound B, in [1e-100, 1e100]; each owner scales larger rows down to it
+        before encrypting, and encodes its share in units of B (R/B², v/B) on the grid 2⁻¹⁰⁴,
+        so data far smaller than 1 keep their digits.  An owner whose rows are all more than
+        10¹¹ times shorter than B refuses (the grid cannot represent them): pass a tighter B.
     calibration : {"classic", "analytic", "paper"}, default "classic"
         ``"classic"``/``"analytic"``: Δ = 4B² (the corrected sensitivity of the centred scatter)
         with the classic or the analytic Gaussian σ.  ``"paper"``: the paper's Δ = 1 (B²) —
@@ -386,11 +525,20 @@ def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.
         Who adds G′: the proxy (the paper), or every owner a share of variance σ²/L before
         encrypting (then DP no longer rests on the proxy's honesty, but on all owners').
     mask_scale : float, optional
-        Standard deviation β of the proxy's mask b (default 1000·N·B).
+        Standard deviation β of the proxy's mask b (default 1000·N·B).  The data user receives
+        v′ = v + b, a Gaussian release of v with sensitivity 2B: the privacy record composes it
+        with S′ (μ = √(μ_S² + (2B/β)²), Gaussian DP).  With ``"analytic"`` σ is calibrated for the
+        pair; a β so small that v′ alone exceeds (ε, δ) is refused (``ValueError``); with
+        ``"classic"`` the exact check decides, and a failing pair is recorded not private (with a
+        :class:`~privpca_edu.PrivacyWarning`).  Too large for the key: refused before key generation.
     aggregation : {"sequential", "tree"}
         Order of the proxy's homomorphic sums (the results decrypt identically).
-    n_jobs : int, default 1
-        Processes for the owners' encryption (owners really run in parallel; this simulates it).
+    n_jobs : int or None, default 1
+        Processes (joblib; ``None`` → 1, ``-1`` → all cores): every owner encrypts in its own
+        job, the proxy precomputes its obfuscators rⁿ mod n² in the same batch and does its
+        per-entry work in chunks, the data user decrypts in chunks.  The results, ciphertexts
+        included, are identical to ``n_jobs=1`` for a fixed ``random_state``.  A joblib backend
+        such as Dask's (``joblib.parallel_config(backend="dask")``) sends the jobs to a cluster.
     keypair : (public_key, private_key), optional
         Reuse a ``phe`` key pair instead of generating one (tests, demos).
     rerandomize : bool, default True
@@ -405,22 +553,32 @@ def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.
 
     Notes
     -----
-    **Privacy** (replace-one neighbours, N public): S′ is the Gaussian mechanism on the centred
-    scatter with Δ = 4B² (:mod:`privpca_edu.protocol.mechanism`), so (ε, δ)-DP towards the data
-    user; the components are post-processing.  The proxy sees only ciphertexts, the public key
-    and N (IND-CPA security of Paillier; no collusion with the data user, who could otherwise
-    decrypt everything the proxy holds).  Caveats: N is revealed to both; v is hidden from the
-    data user only statistically (by the Gaussian mask b, not by DP); DP holds only if whoever
-    adds G′ does so honestly; numpy's generator is not a cryptographic one, so G′ is
-    reproducible for teaching, not for deployment.
+    **Privacy** (replace-one neighbours, N public).  The data user receives two Gaussian
+    releases: S′ = S + G′ (Δ = 4B², σ; :mod:`privpca_edu.protocol.mechanism`) and v′ = v + b
+    (Δ = 2B, β).  They compose to :math:`\sqrt{(4B^2/\sigma)^2 + (2B/\beta)^2}`-GDP, and the record
+    (built by :func:`~privpca_edu.estimators._base.make_record`, which checks it exactly) says
+    (ε, δ) only if that implies (ε, δ).  Everything the data user can compute from its exact
+    decryptions is a function of these two releases (up to the double precision of the Gaussian
+    sampler): the mask b and the noise are drawn on the same fixed-point grid as the data, with
+    every digit random (:mod:`.parties`).  The components
+    are post-processing.  The proxy sees only ciphertexts, the public key and N (IND-CPA
+    security of Paillier; no collusion with the data user, who could otherwise decrypt
+    everything the proxy holds).  Caveats: N is revealed to both; DP holds only if whoever adds
+    G′ and b does so honestly; numpy's generator is not a cryptographic one, and a seeded run
+    derives its secrets from the seed: reproducible for teaching, not for deployment.  The
+    fixed-point rounding of the owners' shares (≤ 2⁻¹⁰⁵ B² per entry) changes the sensitivities
+    by less than one part in 10²⁸, far below double precision.
 
-    **Deviation from the paper**: eigenvectors are taken by *algebraic* eigenvalue order (the
-    paper's preliminaries order by absolute value, wrong for an indefinite noisy matrix).
+    **Deviations from the paper**: eigenvectors are taken by *algebraic* eigenvalue order (the
+    paper's preliminaries order by absolute value, wrong for an indefinite noisy matrix).  The
+    data user receives E[N·R′] instead of E[R′], so that the mask can live on the data's grid
+    (with :math:`b = N\tilde b`, as an integer encoding suggests, :math:`v' \bmod N` would be
+    :math:`v \bmod N`); S′ is the same.
 
     References
     ----------
     S. Wang and J. M. Chang, "Differentially private principal component analysis over
-    horizontally partitioned data", IEEE DSC 2018 (attribution probable; spec dpdpca.md §0),
+    horizontally partitioned data", IEEE DSC 2018 (attribution probable, from the authors' code),
     Algorithms 1–2 and eqs. (11)–(22).  P. Paillier, "Public-key cryptosystems based on composite
     degree residuosity classes", EUROCRYPT 1999.
 
@@ -441,26 +599,40 @@ def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.
     owners_data, key_length, data_norm, n_jobs = _check_common(owner_datasets, key_length, keypair, data_norm,
                                                                aggregation, n_jobs)
     M = owners_data[0].shape[1]
-    check_n_components(n_components, M)
+    k = check_n_components(n_components, M)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     check_option(calibration, "calibration", tuple(CALIBRATIONS))
     check_option(noise_by, "noise_by", tuple(NOISE_BY))
     if mask_scale is not None:
-        check_positive(mask_scale, "mask_scale")
+        mask_scale = check_positive(mask_scale, "mask_scale")
     if not isinstance(rerandomize, (bool, np.bool_)):
         raise TypeError(f"rerandomize must be a bool, got {type(rerandomize).__name__}")
+    # Everything below is still before any key: the owners check their data (clipping, grid),
+    # then σ (with the mask composed) and the plaintext ranges are checked against the key length.
+    L = len(owners_data)
+    owners = [DataOwner(X, data_norm=data_norm, name=f"owner {l}") for l, X in enumerate(owners_data, start=1)]
+    N = sum(o.n_samples for o in owners)
+    beta, beta_units = _mask_units(mask_scale, N, data_norm)
+    private_calibration = calibration != "paper" and not math.isinf(epsilon)
+    mask_mu = mask_sensitivity(1.0) / beta_units if private_calibration else 0.0
+    sigma = dpdpca_noise_scale(epsilon, delta, data_norm, calibration, mask_mu=mask_mu)
+    _check_ranges(key_length, n_samples=N, n_owners=L, data_norm=data_norm, noise_scale=sigma, mask_scale=beta)
     _crypto.require_phe()
-    sigma = dpdpca_noise_scale(epsilon, delta, data_norm, calibration)
     rng = check_random_state(random_state)
-    owner_noise = None
+    owner_noise = proxy_noise = None
     if noise_by == "owners":
-        owner_noise = protocol_noise(M, sigma, len(owners_data), "owners", random_state=rng)
+        owner_noise = protocol_noise(M, sigma, L, "owners", random_state=rng)
+    else:
+        proxy_noise = protocol_noise(M, sigma, L, "proxy", random_state=rng)[0]
+    secret = _crypto.new_secret(rng if random_state is not None else None)
     aggregate = encrypt_and_aggregate(owners_data, key_length, data_norm=data_norm, keypair=keypair,
                                       aggregation=aggregation, n_jobs=n_jobs, _owner_noise=owner_noise,
-                                      _owner_noise_scale=sigma if owner_noise is not None else None, _validated=True)
-    result = aggregate.release(n_components, epsilon, delta, calibration=calibration, random_state=rng,
-                               mask_scale=mask_scale, rerandomize=rerandomize, _noise_scale=sigma, _warn=False)
+                                      _owner_noise_scale=sigma if owner_noise is not None else None, _validated=True,
+                                      _owners=owners, _secret=secret, _precompute_release=rerandomize)
+    result = aggregate.release(k, epsilon, delta, calibration=calibration, mask_scale=mask_scale,
+                               rerandomize=rerandomize, _noise_scale=sigma, _warn=False, _proxy_noise=proxy_noise,
+                               _secret=_crypto.derive_secret(secret, "release"))
     if calibration == "paper":
         _warn_paper(stacklevel=2)
     return result

@@ -4,6 +4,10 @@ Real Paillier encryption is slow, so the twin caches the expensive phase 1 — e
 encryption and the proxy's aggregation, i.e. ciphertexts and the public count N — per
 (number of hospitals, key length).  Moving ε re-runs only phase 2 (mask, correction and noise at
 the proxy, decryption at the data user): about a tenth of a second at the default sizes.
+
+The noise is one seeded draw Z rescaled by σ(ε) at every slider position (common random numbers,
+so the picture moves smoothly): a what-if over ε, not a sequence of releases — two such releases
+give the statistic back exactly.  The figure says so in a line of text.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ OWNER_OPTIONS = (2, 3, 5, 8, 12, 20)
 
 def hospitals_dashboard(n_owners=5, epsilon=0.5, key_length=1024, *, delta=1e-5, n_components=2, seed=0):
     """Several hospitals, one PCA: the transcript party by party, accuracy, time.
+
+    Every ε shows the same simulated noise draw, rescaled — not a sequence of releases.
 
     Controls: number of hospitals, ε (log slider), key length (1024 and 1536 bits are
     INSECURE demo sizes; the dashboard says so on the figure).  δ, k and the seed are fixed.

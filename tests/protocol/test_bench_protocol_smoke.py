@@ -17,6 +17,7 @@ def test_bench_protocol_quick_runs():
     proc = subprocess.run([sys.executable, str(SCRIPT), "--quick"], capture_output=True, text=True, timeout=600,
                           env=env, cwd=SCRIPT.parent.parent)
     assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-    for part in ("(a) Paillier throughput", "values/s", "(b) wall time against the number of owners", "median"):
+    for part in ("(a) Paillier throughput", "values/s", "(b) wall time against the number of owners", "median",
+                 "(c) run_dpdpca end to end", "parallel/sequential"):
         assert part in proc.stdout, f"{part!r} missing from:\n{proc.stdout}"
     assert "INSECURE" in proc.stdout  # the 1024-bit quick run says so

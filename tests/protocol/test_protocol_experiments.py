@@ -45,10 +45,20 @@ def test_hospitals_twin_caches_phase_one_and_reports_every_party():
     Z = protocol_noise(10, 1.0, 3, "proxy", random_state=0)[0]
     diff = first["result"].released_matrix_ - second["result"].released_matrix_
     np.testing.assert_allclose(diff, (first["noise_scale"] - second["noise_scale"]) * Z, atol=1e-10)
+    # ... which is why it is one simulated draw rescaled, not a sequence of releases: two of them
+    # give the statistic back exactly, and the figure says so in a line of text
+    X = np.vstack(ex.hospital_data(3))
+    Xc = X - X.mean(axis=0)
+    s1, s2 = first["noise_scale"], second["noise_scale"]
+    recovered = (s2 * first["result"].released_matrix_ - s1 * second["result"].released_matrix_) / (s2 - s1)
+    np.testing.assert_allclose(recovered, Xc.T @ Xc, atol=1e-9)
     with pytest.raises(ValueError, match="key_length"):
         ex.hospitals_demo(3, 0.5, 999)
     fig = figures.plot_hospitals(second)
     assert len(fig.axes) == 4  # overlay + three panels
+    texts = " ".join(t.get_text() for t in fig.texts)
+    assert "one simulated noise draw" in texts and "not a sequence of releases" in texts
+    assert "rescaled" in ex.hospitals_demo.__doc__ and "not a sequence of releases" in ex.hospitals_demo.__doc__
 
 
 def test_dashboard_builds_headless_and_shows_errors_not_tracebacks():
