@@ -227,3 +227,41 @@ def test_ppca_gibbs_is_not_recorded_private(X):
     rec = PPCA(1, epsilon=1.0, sampler="gibbs", n_iter=5, random_state=0).fit(X).privacy_
     assert rec.is_private is False and rec.releases == ()
     assert PPCA(1, epsilon=1.0, sampler="exact", random_state=0).fit(X).privacy_.is_private is True
+
+
+# --------------------------------------------------------------------------- the encrypted protocol
+@pytest.fixture(scope="module")
+def keypair():
+    from privpca_edu.protocol import _crypto
+
+    return _crypto.generate_keypair(1024)  # insecure size: a test of the record, not of the cryptography
+
+
+@pytest.mark.parametrize("calibration", ["classic", "analytic"])
+@pytest.mark.parametrize("mask_scale", [None, 50.0, 1e6])
+def test_protocol_record_is_backed_by_both_releases(calibration, mask_scale, X, keypair):
+    """DPDPCA releases S' = S + G' (Δ = 4B²) and v' = v + b (Δ = 2B, noise β): both count."""
+    from privpca_edu.protocol import run_dpdpca
+
+    parts = [X[:30], X[30:]]
+    n_private = 0
+    for eps in EPSILONS:
+        for delta in DELTAS:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    res = run_dpdpca(parts, 2, eps, delta, key_length=1024, random_state=0, keypair=keypair,
+                                     calibration=calibration, mask_scale=mask_scale)
+                except ValueError as exc:  # a mask too small for the budget is refused, by name
+                    assert calibration == "analytic" and "mask_scale" in str(exc)
+                    continue
+            rec = res.privacy_
+            if not rec.is_private:
+                assert rec.note
+                continue
+            n_private += 1
+            beta = res.mask_scale_
+            exact = _exact_delta([(4 * B**2, res.noise_scale_, 1), (2 * B, beta, 1)], eps)
+            assert exact <= delta * (1 + 1e-9), (calibration, mask_scale, eps, delta, exact)
+    if calibration == "analytic" and mask_scale != 50.0:
+        assert n_private == len(EPSILONS) * len(DELTAS)
