@@ -10,6 +10,7 @@ local widgets HTML manager), once, with its images loaded.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -56,6 +57,18 @@ def test_every_built_page_is_checked(built_book):
         f"pages built but not checked: {sorted(built - set(PAGES))}; "
         f"pages expected but not built: {sorted(set(PAGES) - built)}"
     )
+
+
+# The book speaks of its subject, never of how it was made.
+PROCESS_WORDS = ("garbled", "our copy", "the text we had", "reachable", "workplace", "spec §", "shared/spec")
+
+
+def test_no_page_talks_about_how_the_book_was_made(built_book):
+    offenders = []
+    for page in PAGES:
+        text = BeautifulSoup((built_book / page).read_text(encoding="utf-8"), "html.parser").get_text(" ").lower()
+        offenders += [f"{page}: {word!r}" for word in PROCESS_WORDS if re.search(r"\b" + re.escape(word), text)]
+    assert not offenders, offenders
 
 
 def test_no_launch_or_repository_button_without_a_repository(built_book):
