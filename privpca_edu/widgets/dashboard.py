@@ -95,7 +95,11 @@ class Dashboard(W.VBox):
         self.n_computes = 0
         self.timings = []
         width_px = image_width or int(figure.fig.get_figwidth() * figure.fig.dpi)
-        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width=f"{width_px}px", height="auto"))
+        # the figure's alt text: the Image's tooltip is the title attribute of its <img>, what a
+        # screen reader reads (an Image widget has no alt attribute)
+        alt = figure.alt_text() if hasattr(figure, "alt_text") else None
+        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width=f"{width_px}px", height="auto"),
+                             tooltip=alt or None)
         self.image.add_class("privpca-figure")
         box = W.HBox(list(self.controls.values()),
                      layout=W.Layout(flex_flow="row wrap", align_items="center", grid_gap="2px 16px"))

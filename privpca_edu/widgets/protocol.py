@@ -9,7 +9,7 @@ the proxy, decryption at the data user): about a tenth of a second at the defaul
 from __future__ import annotations
 
 from ..experiments.protocol import KEY_LENGTH_OPTIONS, hospitals_demo
-from ..plotting_protocol import HospitalsFigure
+from ..plotting.protocol import HospitalsFigure
 from . import controls as C
 from .dashboard import Dashboard
 

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("phe")
 pytest.importorskip("sklearn")
 
-from privpca_edu import plotting_protocol as figures  # noqa: E402
+from privpca_edu.plotting import protocol as figures  # noqa: E402
 from privpca_edu.experiments import protocol as ex  # noqa: E402
 from privpca_edu.protocol import protocol_noise  # noqa: E402
 
