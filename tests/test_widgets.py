@@ -444,7 +444,13 @@ def test_show_displays_one_output_with_a_static_fallback(monkeypatch):
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
     dash = widgets.angles_dashboard()
     widgets.show(dash)
-    assert shown == [dash]  # one figure on the page, never a second (stale) copy
+    # the widget (with its PNG), then the same PNG and its alt text for pages read without
+    # JavaScript, inside <noscript>: never a second visible copy
+    assert shown[0] is dash and len(shown) == 2
+    fallback = shown[1].data
+    assert fallback.startswith("<noscript><img ") and fallback.endswith("</noscript>")
+    assert f'alt="{dash.figure.alt_text()}"' in fallback
+    assert base64.b64encode(dash.png()).decode() in fallback
     bundle = dash._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert base64.b64decode(bundle["image/png"]) == dash.png()
@@ -474,9 +480,10 @@ def test_saved_widget_state_holds_the_png(tmp_path, monkeypatch):
 
     assert base64.b64decode(images[0]["buffers"][0]["data"]).startswith(PNG_MAGIC)
     outputs = nb.cells[0].outputs
-    assert len(outputs) == 1
+    assert len(outputs) == 2
     assert "application/vnd.jupyter.widget-view+json" in outputs[0]["data"]
     assert "image/png" in outputs[0]["data"]  # the static fallback, in the same output
+    assert outputs[1]["data"]["text/html"].startswith("<noscript><img ")  # for pages read without JavaScript
     assert not any(o.get("name") == "stderr" for o in outputs)
 
 

@@ -34,7 +34,7 @@ from collections import OrderedDict
 import ipywidgets as W
 import numpy as np
 
-__all__ = ["Dashboard", "show", "NOISE_REUSE_NOTE"]
+__all__ = ["Dashboard", "show", "noscript_html", "NOISE_REUSE_NOTE"]
 
 #: Shown under every dashboard with an ε control (see the module docstring).
 NOISE_REUSE_NOTE = ("One simulated noise draw, rescaled as ε moves (σ(ε)·Z with the same Z): a smooth picture, "
@@ -203,15 +203,37 @@ class Dashboard(W.VBox):
         return data
 
 
+def noscript_html(dashboard):
+    """The dashboard's current figure as ``<noscript><img alt=…></noscript>`` HTML.
+
+    What a reader of the static book sees with JavaScript off (the saved widget view needs the
+    widgets' JavaScript).  With JavaScript on a browser never renders a ``<noscript>`` element,
+    so there is never a second copy of the figure on the page, in the book or in JupyterLab.
+    """
+    import base64
+    import html
+
+    alt = html.escape(dashboard.image.tooltip or "", quote=True)
+    data = base64.b64encode(dashboard.png()).decode("ascii")
+    width = dashboard.image.layout.max_width or "100%"
+    return (f'<noscript><img class="privpca-figure" alt="{alt}" style="max-width:{width};width:100%" '
+            f'src="data:image/png;base64,{data}"/></noscript>')
+
+
 def show(dashboard, static=True):
     """Display a dashboard, with its current (default) figure as a static fallback.
 
-    One output carries both the live widget (what JupyterLab, Binder and the static book with
-    its saved widget state show) and the figure as ``image/png`` (what a viewer without widget
-    support shows), so the page always has the figure and never a second, stale copy of it.
-    ``static=False`` leaves the PNG out.  Returns ``None`` (a notebook cell prints nothing else).
+    The first output carries both the live widget (what JupyterLab, Binder and the static book
+    with its saved widget state show) and the figure as ``image/png`` (what a viewer without
+    widget support shows).  A second output holds the same figure with its alt text inside
+    ``<noscript>`` (:func:`noscript_html`), for the built book read with JavaScript off: the
+    book renders the widget view of the first output, which needs JavaScript.  No browser with
+    JavaScript shows a ``<noscript>`` element, so the page never has a second, stale copy.
+    ``static=False`` leaves both fallbacks out.  Returns ``None``.
     """
-    from IPython.display import display
+    from IPython.display import HTML, display
 
     dashboard.static_fallback = bool(static)
     display(dashboard)
+    if static:
+        display(HTML(noscript_html(dashboard)))
