@@ -261,3 +261,29 @@ def test_planes_max_angle_level_is_the_random_plane_level():
     _, _, _, levels, _ = fig.bar_parts
     # d = 3, k = 2: one angle between the normals, E sin² = 1 − 1/3
     assert levels.get_segments()[2][0][1] == pytest.approx(np.sqrt(2 / 3))
+
+
+# ------------------------------------------------------------------ stamped texts
+def test_stamped_text_is_the_text_agg_draws():
+    # a title blended from its stamp matches Agg drawing the same text, to within anti-aliasing
+    # rounding, at any sub-pixel position; the second draw of the same text is a cache hit
+    from privpca_edu.plotting._stamps import TextStamps
+
+    for x, s in itertools.product((0.1, 0.3137, 0.52), ("(a) ε = 0.37, Δ = √2\nsecond line", r"$\|\sin\Theta\|_F \approx 1.265$")):
+        fig = plotting.new_figure(1.0, layout=None)
+        text = fig.text(x, 0.4, s, fontsize=S.NORMAL, color=S.OKABE_ITO["blue"])
+        canvas = fig.canvas
+        canvas.draw()
+        direct = np.asarray(canvas.buffer_rgba()).astype(int)
+        text.set_visible(False)
+        canvas.draw()
+        text.set_visible(True)
+        stamps, background = TextStamps(), canvas.copy_from_bbox(fig.bbox)
+        for _ in range(2):
+            canvas.restore_region(background)
+            assert stamps.draw(text, canvas.get_renderer())
+        stamped = np.asarray(canvas.buffer_rgba()).astype(int)
+        assert stamps.hits == 1 and stamps.misses == 1
+        # plain text: the same pixels; mathtext (placed at whole pixels by Agg): within rounding
+        assert np.abs(stamped - direct).max() <= (0 if "$" not in s else 8)
+        assert (direct != 255).any(axis=-1).sum() > 200  # the text is there

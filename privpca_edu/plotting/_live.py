@@ -27,9 +27,11 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from PIL import Image
 
 from . import _style as S
+from ._stamps import TextStamps
 
 __all__ = ["LiveFigure", "StaticFigure", "band_verts", "new_figure", "encode_png", "nice_ceil", "wrap", "bar_collection", "set_bar_heights"]
 
@@ -119,7 +121,9 @@ class LiveFigure:
     legend is shown).  The last :attr:`max_backgrounds` backgrounds are kept.  Saving the
     figure (``savefig``, the inline backend) draws every artist as usual.  Animated 3-D
     artists are projected before drawing (the view must not change between frames); set
-    ``blit = False`` to always draw in full.
+    ``blit = False`` to always draw in full.  Animated texts (titles and labels holding slider
+    values) are blended from a cache of rendered texts (:class:`._stamps.TextStamps`): text is
+    most of the cost of a frame, and a dashboard's texts repeat.
     """
 
     height = 4.0
@@ -133,6 +137,7 @@ class LiveFigure:
         self._static_version = 0
         self._backgrounds = OrderedDict()  # key → cached background (LRU)
         self._layout_frozen = False
+        self._stamps = TextStamps()
         self.data = None
         with S.house():
             self._build()
@@ -266,10 +271,13 @@ class LiveFigure:
             else:
                 self._backgrounds.move_to_end(key)
                 canvas.restore_region(background)
+            renderer = canvas.get_renderer()
             for group in dynamic:
                 for artist in sorted(group, key=lambda a: a.get_zorder()):
                     if hasattr(artist, "do_3d_projection"):  # 3-D collections project in Axes3D.draw,
                         artist.do_3d_projection()  # which the blitting path does not run
+                    if isinstance(artist, Text) and self._stamps.draw(artist, renderer):
+                        continue  # a title or label seen before: its stamp, blended (see _stamps)
                     self.fig.draw_artist(artist)
         for message in messages:  # last, on top of every axes (animated ones are not in the draw)
             if message.get_visible() and message.get_animated():
