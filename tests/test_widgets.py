@@ -524,3 +524,11 @@ def test_dashboards_with_an_epsilon_control_say_the_noise_is_one_draw_rescaled()
     without = Dashboard(twin, _Fig(), {"n": W.IntSlider(value=1)})
     assert len(notes(with_eps)) == 1 and not notes(without)
     assert "fresh noise" in NOISE_REUSE_NOTE
+
+
+def test_figure_image_syncs_an_empty_description():
+    # without it the widgets' front end fails to render an Image that has a tooltip (it reads
+    # description.length), and the book's dashboards vanish
+    dash = widgets.angles_dashboard()
+    state = dash.image.get_state()
+    assert state["description"] == "" and len(state["tooltip"]) > 60

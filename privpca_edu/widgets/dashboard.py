@@ -33,8 +33,9 @@ from collections import OrderedDict
 
 import ipywidgets as W
 import numpy as np
+from traitlets import Unicode
 
-__all__ = ["Dashboard", "show", "noscript_html", "NOISE_REUSE_NOTE"]
+__all__ = ["Dashboard", "FigureImage", "show", "noscript_html", "NOISE_REUSE_NOTE"]
 
 #: Shown under every dashboard with an ε control (see the module docstring).
 NOISE_REUSE_NOTE = ("One simulated noise draw, rescaled as ε moves (σ(ε)·Z with the same Z): a smooth picture, "
@@ -42,6 +43,19 @@ NOISE_REUSE_NOTE = ("One simulated noise draw, rescaled as ε moves (σ(ε)·Z w
                     "shared Z would give the data back.")
 
 _EXPECTED_ERRORS = (ValueError, TypeError, np.linalg.LinAlgError, ArithmeticError)
+
+
+class FigureImage(W.Image):
+    """An :class:`ipywidgets.Image` whose ``tooltip`` is its ``<img>``'s ``title``: the figure's
+    alt text, what a screen reader announces (an Image widget has no ``alt`` attribute).
+
+    The widgets' front end (``DOMWidgetView.updateTooltip`` of @jupyter-widgets/base 6) sets
+    the title only when the model's ``description`` is empty, and reads ``description.length``
+    of a model that has none, which fails the whole view for a plain Image with a tooltip.  The
+    empty ``description`` synced here makes that path work, in JupyterLab and in the book.
+    """
+
+    description = Unicode("", help="always empty: lets the front end show the tooltip").tag(sync=True)
 
 
 class Dashboard(W.VBox):
@@ -95,11 +109,9 @@ class Dashboard(W.VBox):
         self.n_computes = 0
         self.timings = []
         width_px = image_width or int(figure.fig.get_figwidth() * figure.fig.dpi)
-        # the figure's alt text: the Image's tooltip is the title attribute of its <img>, what a
-        # screen reader reads (an Image widget has no alt attribute)
         alt = figure.alt_text() if hasattr(figure, "alt_text") else None
-        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width=f"{width_px}px", height="auto"),
-                             tooltip=alt or None)
+        self.image = FigureImage(format="png", layout=W.Layout(width="100%", max_width=f"{width_px}px", height="auto"),
+                                 tooltip=alt or None)
         self.image.add_class("privpca-figure")
         box = W.HBox(list(self.controls.values()),
                      layout=W.Layout(flex_flow="row wrap", align_items="center", grid_gap="2px 16px"))
