@@ -270,8 +270,10 @@ def test_blitting_matches_a_full_render():
     result = experiments.membership_attack(3.0, 20)
     live.draw(result)
     blitted = live.png()
-    live._static_version += 1  # force a full render of the same state
-    assert live.png() == blitted
+    live._static_version += 1  # force a new background for the same state (texts now from stamps)
+    again = live.png()
+    differ = np.abs(_decode(again) - _decode(blitted)).max(axis=-1) > TEXT_ROUNDING
+    assert differ.sum() <= 20
 
 
 # ------------------------------------------------------------------ blitting == a full render

@@ -2,8 +2,9 @@
 
 Rendering text is most of the cost of a blitted frame: matplotlib lays out and rasterises every
 glyph with FreeType on every draw.  Titles and value labels of a dashboard repeat (a slider
-moved back, the same ε), so :class:`TextStamps` keeps each rendered text as an RGBA image and
-blends it with the renderer's public ``draw_image``.  A stamp is made by drawing a copy of the
+moved back, the same ε, the texts that do not depend on the moved slider), so
+:class:`TextStamps` keeps each text drawn a second time as an RGBA image and blends it with the
+renderer's public ``draw_image``.  A stamp is made by drawing a copy of the
 text on a small transparent Agg canvas, its anchor at the same sub-pixel phase (1/64 px) as on
 the figure, so that FreeType rasterises the same glyphs; blending that image "over" the
 figure is what drawing the text there does (up to one level of rounding per channel, which the
@@ -34,6 +35,7 @@ class TextStamps:
     def __init__(self, max_items=400):
         self.max_items = int(max_items)
         self._cache = OrderedDict()
+        self._seen = OrderedDict()  # keys drawn once without a stamp
         self.hits = self.misses = 0
 
     @staticmethod
@@ -59,6 +61,13 @@ class TextStamps:
         stamp = self._cache.get(key)
         if stamp is None:
             self.misses += 1
+            if key not in self._seen:
+                # a text seen once is drawn as usual: making its stamp costs more than drawing it,
+                # and most texts of a first visit never come back
+                self._seen[key] = None
+                while len(self._seen) > 4 * self.max_items:
+                    self._seen.popitem(last=False)
+                return False
             stamp = self._make(text, renderer, x, y, fx, fy)
             self._cache[key] = stamp
             while len(self._cache) > self.max_items:
