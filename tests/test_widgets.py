@@ -14,6 +14,7 @@ import pytest
 
 from privpca_edu import experiments, plotting, widgets
 from privpca_edu.experiments import accounting, attack
+from privpca_edu.widgets.controls import random_value
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -342,26 +343,6 @@ def _assert_blit_equals_full(dash, where):
     assert differ.sum() <= 20, (where, int(differ.sum()))
 
 
-def _random_value(control, rng):
-    """A random value on the control's own grid, different from the current one (as a student moves it)."""
-    for _ in range(100):
-        if isinstance(control, W.FloatLogSlider):
-            steps = int(round((control.max - control.min) / control.step))
-            value = control.base ** (control.min + control.step * rng.integers(0, steps + 1))
-        elif isinstance(control, (W.IntSlider, W.FloatSlider)):
-            steps = int(round((control.max - control.min) / control.step))
-            value = type(control.value)(control.min + control.step * rng.integers(0, steps + 1))
-        elif isinstance(control, (W.BoundedIntText, W.IntText)):
-            value = int(rng.integers(0, 1000))
-        else:
-            labels = list(control.options)
-            choice = labels[rng.integers(len(labels))]
-            value = choice[1] if isinstance(choice, tuple) else choice
-        if value != control.value:
-            return value
-    return value
-
-
 #: Every blitted dashboard of the book (the hospitals' figure is redrawn in full: blit = False).
 WALKED = ("attack", "sigma", "planes", "angles", "noisy_covariance", "gdp_audit", "ldp", "dps_pca", "heavy_tails",
           "breakdown", "europe")
@@ -383,7 +364,7 @@ def test_random_slider_walks_blit_what_a_full_render_draws(name):
     names = list(dash.controls)
     for step in range(4):
         control = names[rng.integers(len(names))]
-        value = _random_value(dash.controls[control], rng)
+        value = random_value(dash.controls[control], rng)
         dash.controls[control].value = value
         _assert_blit_equals_full(dash, (step, control, value))
 
