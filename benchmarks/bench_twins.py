@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _timing import wall_and_cpu, write_json  # noqa: E402
-from bench_widgets import _random_value  # noqa: E402  (the same random control changes)
+from privpca_edu.widgets.controls import random_value as _random_value  # noqa: E402  (the same random control changes as bench_widgets)
 
 from privpca_edu import widgets  # noqa: E402
 from privpca_edu._validation import single_threaded_blas  # noqa: E402

@@ -34,6 +34,7 @@ import ipywidgets as W  # noqa: E402
 
 from privpca_edu import experiments, widgets  # noqa: E402
 from privpca_edu._validation import single_threaded_blas  # noqa: E402
+from privpca_edu.widgets.controls import random_value  # noqa: E402
 
 TARGET_MS = 100.0
 
@@ -55,26 +56,6 @@ DASHBOARDS = {
 # only redraws the noise and is covered by benchmarks/bench_protocol.py.
 
 
-def _random_value(control, rng):
-    """A random value on the control's own grid, different from the current one."""
-    for _ in range(100):
-        if isinstance(control, W.FloatLogSlider):
-            steps = int(round((control.max - control.min) / control.step))
-            value = control.base ** (control.min + control.step * rng.integers(0, steps + 1))
-        elif isinstance(control, (W.IntSlider, W.FloatSlider)):
-            steps = int(round((control.max - control.min) / control.step))
-            value = type(control.value)(control.min + control.step * rng.integers(0, steps + 1))
-        elif isinstance(control, (W.BoundedIntText, W.IntText)):  # a seed box: a new seed
-            value = int(rng.integers(0, 1000))
-        else:  # SelectionSlider, Dropdown, ToggleButtons
-            labels = list(control.options)
-            choice = labels[rng.integers(len(labels))]
-            value = choice[1] if isinstance(choice, tuple) else choice
-        if value != control.value:
-            return value
-    return value
-
-
 def bench(make, n_changes, rng):
     dashboard = make()
     dashboard.png()  # warm-up (font cache, first background) is not what a student waits for
@@ -84,7 +65,7 @@ def bench(make, n_changes, rng):
         name = names[rng.integers(len(names))]
         control = dashboard.controls[name]
         moved.append(name)
-        value = _random_value(control, rng)
+        value = random_value(control, rng)  # on the control's own grid, as a student drags it
         start, start_cpu = time.perf_counter(), time.process_time()
         control.value = value  # fires Dashboard.refresh synchronously
         latencies.append((time.perf_counter() - start) * 1e3)

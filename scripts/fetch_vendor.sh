@@ -47,6 +47,34 @@ die() { printf '[fetch_vendor] ERROR: %s\n' "$*" >&2; exit 1; }
 
 want="$(printf '%s\n' "${PINS[@]}" ${THEBE_PATCH:+"$THEBE_PATCH"} | tr -s ' ')"
 
+# axe-core: the accessibility checker the browser tests inject into every page of the built book
+# (tests/browser/test_static_book.py).  Not part of the site: unpacked into the git-ignored
+# tests/browser/_vendor/axe-core/, fetched once per pinned version.
+AXE_SPEC="axe-core@4.10.2"
+AXE_DEST="$ROOT/tests/browser/_vendor/axe-core"
+fetch_axe() {
+    if [ -z "${FETCH_VENDOR_FORCE:-}" ] && [ -s "$AXE_DEST/axe.min.js" ] \
+            && [ "$(cat "$AXE_DEST/.version" 2>/dev/null)" = "$AXE_SPEC" ]; then
+        return 0
+    fi
+    command -v npm >/dev/null 2>&1 || die "npm is not installed (Debian: apt-get install -y npm; it ships with Node.js)"
+    local tmp_axe tarball
+    tmp_axe="$(mktemp -d)"
+    log "npm pack $AXE_SPEC"
+    if ! tarball="$(cd "$tmp_axe" && npm pack --silent "$AXE_SPEC" 2>"$tmp_axe/npm.err" | tail -n 1)"; then
+        cat "$tmp_axe/npm.err" >&2
+        rm -rf "$tmp_axe"
+        die "npm pack $AXE_SPEC failed"
+    fi
+    mkdir -p "$AXE_DEST"
+    tar -xzf "$tmp_axe/$tarball" -C "$tmp_axe" || die "could not unpack $tarball"
+    [ -s "$tmp_axe/package/axe.min.js" ] || die "$AXE_SPEC has no axe.min.js"
+    cp "$tmp_axe/package/axe.min.js" "$tmp_axe/package/LICENSE" "$AXE_DEST/"
+    echo "$AXE_SPEC" >"$AXE_DEST/.version"
+    rm -rf "$tmp_axe"
+}
+fetch_axe
+
 complete() {
     [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] || return 1
     local line name spec file

@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 
 import privpca_edu as pp
-from privpca_edu import audit, plotting_chapters
+from privpca_edu import audit
+from privpca_edu.plotting import auditing as plotting_auditing
+from privpca_edu.plotting import noisy_covariance as plotting_noisy_covariance
 from privpca_edu.audit import mutants
 from privpca_edu.experiments import auditing as au
 from privpca_edu.experiments import noisy_covariance as nc
@@ -263,12 +265,12 @@ def test_cheater_lineup_and_answer_check(capsys):
 # ============================================================================ figures and widgets
 def test_static_figures_have_labels():
     figs = [
-        plotting_chapters.plot_noisy_covariance(nc.noisy_covariance_errors(n_features=10, n_samples=300, n_seeds=2)),
-        plotting_chapters.plot_bingham_2d(nc.bingham_2d(n_draws=500)),
-        plotting_chapters.plot_gibbs_mixing(nc.gibbs_mixing(n_features=8, n_sweeps=2, n_chains=2, reference_sweeps=3)),
-        plotting_chapters.plot_gdp_audit(au.gdp_audit(n_draws=1000)),
-        plotting_chapters.plot_output_epsilon(au.output_epsilon_demo(n_draws=2000)),
-        plotting_chapters.plot_sampler_density(au.sampler_density_demo(n_draws=1000)),
+        plotting_noisy_covariance.plot_noisy_covariance(nc.noisy_covariance_errors(n_features=10, n_samples=300, n_seeds=2)),
+        plotting_noisy_covariance.plot_bingham_2d(nc.bingham_2d(n_draws=500)),
+        plotting_noisy_covariance.plot_gibbs_mixing(nc.gibbs_mixing(n_features=8, n_sweeps=2, n_chains=2, reference_sweeps=3)),
+        plotting_auditing.plot_gdp_audit(au.gdp_audit(n_draws=1000)),
+        plotting_auditing.plot_output_epsilon(au.output_epsilon_demo(n_draws=2000)),
+        plotting_auditing.plot_sampler_density(au.sampler_density_demo(n_draws=1000)),
     ]
     for fig in figs:
         for ax in fig.axes:

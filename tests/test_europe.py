@@ -483,14 +483,14 @@ def test_dashboard_shows_a_missing_method(monkeypatch):
 
 
 def test_static_figures():
-    from privpca_edu import plotting_europe as P
+    from privpca_edu.plotting import europe as P
 
     fig = P.plot_europe_map(europe_map("Analyze Gauss", epsilon=10.0, calibration="analytic"))
-    assert len(fig.axes) == 3
-    assert "SIMULATED" in fig._suptitle.get_text()
+    assert len(fig.axes) == 4  # three maps and the panel of scores
+    assert "SIMULATED" in fig.get_suptitle()
     table = similarity_table(("Analyze Gauss",), epsilons=(1.0, 10.0), n_draws=3, calibration="analytic")
     fig = P.plot_similarity_table(table, reference=SPEC_SIMILARITY_TABLE)
-    assert len(fig.axes) == 2
+    assert len(fig.axes) == 3  # two panels and the key
 
 
 def test_methods_are_listed_in_picker_order():

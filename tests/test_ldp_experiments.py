@@ -294,7 +294,7 @@ def test_map_with_warnings_keeps_each_items_warnings():
 
 def test_dashboard_widget_and_static_figures():
     pytest.importorskip("ipywidgets")
-    from privpca_edu import plotting_ldp
+    from privpca_edu.plotting import ldp as plotting_ldp
     from privpca_edu.widgets.ldp import ldp_dashboard
 
     dash = ldp_dashboard()
@@ -319,7 +319,7 @@ def test_real_data_table_shape():
     row = res["rows"][0]
     assert row["dataset"] == "wine" and row["size"] == (178, 13)
     assert math.isnan(row["sparse"][0]) and all(0 <= v <= row["max_error"] + 1e-12 for v in row["sparse"][1:])
-    from privpca_edu.plotting_ldp import format_real_data_table
+    from privpca_edu.plotting.ldp import format_real_data_table
 
     text = format_real_data_table(res)
     assert "wine" in text and "(178, 13)" in text and "—" in text

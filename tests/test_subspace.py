@@ -275,7 +275,12 @@ def test_random_subspace_distance_reference():
     assert random_subspace_distance(1000, 5) == pytest.approx(2.23, abs=5e-3)
     assert random_subspace_distance(1000, 5) == pytest.approx(math.sqrt(5 * 995 / 1000), rel=1e-15)
     assert random_subspace_distance(1000, 5, kind="projection") == pytest.approx(math.sqrt(2 * 5 * 995 / 1000))
-    assert random_subspace_distance(1000, 5, kind="max_angle") == 1.0
+    # sin θ_max: one angle when min(k, d − k) = 1, so E sin²θ_max = k(d − k)/d exactly (d = 3,
+    # k = 2: √(2/3)); otherwise (d − k)/d = E D²/k ≤ E sin²θ_max ≤ 1 (the largest of k sines²)
+    assert random_subspace_distance(3, 2, kind="max_angle") == pytest.approx(math.sqrt(2 / 3), rel=1e-15)
+    assert random_subspace_distance(10, 1, kind="max_angle") == pytest.approx(math.sqrt(9 / 10), rel=1e-15)
+    level = random_subspace_distance(1000, 5, kind="max_angle")
+    assert math.sqrt(995 / 1000) <= level <= 1.0
 
 
 def test_random_subspaces_mean_squared_distance_monte_carlo():

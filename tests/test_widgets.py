@@ -14,6 +14,7 @@ import pytest
 
 from privpca_edu import experiments, plotting, widgets
 from privpca_edu.experiments import accounting, attack
+from privpca_edu.widgets.controls import random_value
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -270,8 +271,10 @@ def test_blitting_matches_a_full_render():
     result = experiments.membership_attack(3.0, 20)
     live.draw(result)
     blitted = live.png()
-    live._static_version += 1  # force a full render of the same state
-    assert live.png() == blitted
+    live._static_version += 1  # force a new background for the same state (texts now from stamps)
+    again = live.png()
+    differ = np.abs(_decode(again) - _decode(blitted)).max(axis=-1) > TEXT_ROUNDING
+    assert differ.sum() <= 20
 
 
 # ------------------------------------------------------------------ blitting == a full render
@@ -290,7 +293,7 @@ def _full_render_png(figure):
         artist.set_animated(False)
     try:
         figure.fig.canvas.draw()
-        return plotting._encode_png(np.asarray(figure.fig.canvas.buffer_rgba()))
+        return plotting.encode_png(np.asarray(figure.fig.canvas.buffer_rgba()))
     finally:
         for artist in animated:
             artist.set_animated(True)
@@ -325,6 +328,47 @@ BLIT_MOVES = {
 }
 
 
+#: Largest difference (of 255) allowed per channel between a blitted frame and a full render.
+TEXT_ROUNDING = 24
+
+
+def _assert_blit_equals_full(dash, where):
+    dash.figure.png()  # a second blitted frame of the same state (from the cached background)
+    blitted, full = _decode(dash.figure.png()), _decode(_full_render_png(dash.figure))
+    assert blitted.shape == full.shape
+    # Animated texts are blended from stamps (plotting._stamps): their anti-aliased edges may
+    # differ from Agg's direct text by a few levels; a stale, missing or misordered artist differs
+    # by far more (a colour key painted over by a map: black text on colour vs on white).
+    differ = np.abs(blitted - full).max(axis=-1) > TEXT_ROUNDING
+    assert differ.sum() <= 20, (where, int(differ.sum()))
+
+
+#: Every blitted dashboard of the book (the hospitals' figure is redrawn in full: blit = False).
+WALKED = ("attack", "sigma", "planes", "angles", "noisy_covariance", "gdp_audit", "ldp", "dps_pca", "heavy_tails",
+          "breakdown", "europe")
+
+
+@pytest.mark.parametrize("name", WALKED)
+def test_random_slider_walks_blit_what_a_full_render_draws(name):
+    # Every frame a student sees after a random walk over the controls (fixed seed) is the picture
+    # a full draw of the same state gives: chapter 8's map must not paint over its colour key.
+    from privpca_edu.widgets.dps_pca import dps_pca_dashboard
+    from privpca_edu.widgets.europe import europe_dashboard
+
+    makers = {"sigma": widgets.sigma_dashboard, "angles": widgets.angles_dashboard, "dps_pca": dps_pca_dashboard,
+              "europe": europe_dashboard}
+    dash = makers[name]() if name in makers else _dashboard(name)
+    assert dash.figure.blit
+    rng = np.random.default_rng(sum(map(ord, name)))
+    _assert_blit_equals_full(dash, "defaults")
+    names = list(dash.controls)
+    for step in range(4):
+        control = names[rng.integers(len(names))]
+        value = random_value(dash.controls[control], rng)
+        dash.controls[control].value = value
+        _assert_blit_equals_full(dash, (step, control, value))
+
+
 @pytest.mark.parametrize("name", sorted(BLIT_MOVES))
 def test_blitted_frames_equal_a_full_render(name):
     # After every control move the PNG the dashboard shows (cached background + animated artists,
@@ -340,7 +384,7 @@ def test_blitted_frames_equal_a_full_render(name):
         dash.figure.png()  # a second blitted frame of the same state (from the cached background)
         blitted, full = _decode(dash.figure.png()), _decode(_full_render_png(dash.figure))
         assert blitted.shape == full.shape
-        differ = np.abs(blitted - full).max(axis=-1) > 2
+        differ = np.abs(blitted - full).max(axis=-1) > TEXT_ROUNDING
         assert differ.sum() <= 20, (control, value, int(differ.sum()))
 
 
@@ -357,27 +401,6 @@ def test_backgrounds_are_reused_when_limits_come_back():
     dash.controls["n_features"].value = 9
     dash.controls["epsilon"].value = 3.0
     assert len(calls) == n
-
-
-def test_glyph_cache_renderer_is_pixel_identical_to_agg():
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    assert plotting._glyph_cache_works()
-    live = plotting.AttackFigure(experiments.membership_attack(1.0, 20, n_features=7))
-    images = []
-    for canvas in (plotting._Canvas, FigureCanvasAgg, plotting._Canvas):  # the last one from the cache
-        canvas(live.fig)
-        images.append(_decode(_full_render_png(live)))
-    assert np.array_equal(images[0], images[1]) and np.array_equal(images[1], images[2])
-    # text extents (alignment) from the cached layout are Agg's, for every text of the figure
-    from matplotlib.text import Text
-
-    fast, agg = plotting._GlyphCachingRenderer(10, 10, 90), plotting.RendererAgg(10, 10, 90)
-    lines = [(line, t.get_fontproperties()) for t in live.fig.findobj(Text) for line in t.get_text().split("\n")]
-    assert len(lines) > 30
-    for line, prop in lines:
-        assert fast.get_text_width_height_descent(line, prop, False) == \
-            agg.get_text_width_height_descent(line, prop, False), line
 
 
 def test_png_encoder_round_trips():
@@ -411,7 +434,13 @@ def test_show_displays_one_output_with_a_static_fallback(monkeypatch):
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
     dash = widgets.angles_dashboard()
     widgets.show(dash)
-    assert shown == [dash]  # one figure on the page, never a second (stale) copy
+    # the widget (with its PNG), then the same PNG and its alt text for pages read without
+    # JavaScript, inside <noscript>: never a second visible copy
+    assert shown[0] is dash and len(shown) == 2
+    fallback = shown[1].data
+    assert fallback.startswith("<noscript><img ") and fallback.endswith("</noscript>")
+    assert f'alt="{dash.figure.alt_text()}"' in fallback
+    assert base64.b64encode(dash.png()).decode() in fallback
     bundle = dash._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert base64.b64decode(bundle["image/png"]) == dash.png()
@@ -441,9 +470,10 @@ def test_saved_widget_state_holds_the_png(tmp_path, monkeypatch):
 
     assert base64.b64decode(images[0]["buffers"][0]["data"]).startswith(PNG_MAGIC)
     outputs = nb.cells[0].outputs
-    assert len(outputs) == 1
+    assert len(outputs) == 2
     assert "application/vnd.jupyter.widget-view+json" in outputs[0]["data"]
     assert "image/png" in outputs[0]["data"]  # the static fallback, in the same output
+    assert outputs[1]["data"]["text/html"].startswith("<noscript><img ")  # for pages read without JavaScript
     assert not any(o.get("name") == "stderr" for o in outputs)
 
 
@@ -477,3 +507,11 @@ def test_dashboards_with_an_epsilon_control_say_the_noise_is_one_draw_rescaled()
     without = Dashboard(twin, _Fig(), {"n": W.IntSlider(value=1)})
     assert len(notes(with_eps)) == 1 and not notes(without)
     assert "fresh noise" in NOISE_REUSE_NOTE
+
+
+def test_figure_image_syncs_an_empty_description():
+    # without it the widgets' front end fails to render an Image that has a tooltip (it reads
+    # description.length), and the book's dashboards vanish
+    dash = widgets.angles_dashboard()
+    state = dash.image.get_state()
+    assert state["description"] == "" and len(state["tooltip"]) > 60

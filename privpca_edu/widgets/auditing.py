@@ -2,7 +2,7 @@
 
 Wiring only (controls → twin → figure), on the shared :class:`~privpca_edu.widgets.dashboard.Dashboard`:
 twin :func:`privpca_edu.experiments.auditing.gdp_audit`, figure
-:class:`privpca_edu.plotting_chapters.GdpAuditFigure`.
+:class:`privpca_edu.plotting.auditing.GdpAuditFigure`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipywidgets as W
 
 from ..experiments.auditing import AUDITED_MECHANISMS, gdp_audit
-from ..plotting_chapters import GdpAuditFigure
+from ..plotting.auditing import GdpAuditFigure
 from . import controls as C
 from .dashboard import Dashboard
 

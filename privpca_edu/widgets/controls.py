@@ -23,6 +23,7 @@ __all__ = [
     "seed_picker",
     "method_picker",
     "N_SAMPLES_OPTIONS",
+    "random_value",
 ]
 
 _STYLE = {"description_width": "initial"}
@@ -110,3 +111,29 @@ def method_picker(options, value=None, *, description="method", kind="dropdown",
     if kind != "dropdown":
         raise ValueError(f"kind must be 'dropdown' or 'toggle', got {kind!r}")
     return W.Dropdown(options=options, value=value, description=description, style=_STYLE, layout=_layout(width))
+
+
+def random_value(control, rng):
+    """A random value on ``control``'s own grid, different from its current one: what a student
+    dragging sliders produces (benchmarks/bench_widgets.py and the blitting tests walk with it).
+
+    Log sliders step in the exponent, other sliders by ``step``, a seed box gets a new seed,
+    pickers a random option.  ``rng`` is a :class:`numpy.random.Generator`.
+    """
+    value = control.value
+    for _ in range(100):
+        if isinstance(control, W.FloatLogSlider):
+            steps = int(round((control.max - control.min) / control.step))
+            value = control.base ** (control.min + control.step * rng.integers(0, steps + 1))
+        elif isinstance(control, (W.IntSlider, W.FloatSlider)):
+            steps = int(round((control.max - control.min) / control.step))
+            value = type(control.value)(control.min + control.step * rng.integers(0, steps + 1))
+        elif isinstance(control, (W.BoundedIntText, W.IntText)):  # a seed box: a new seed
+            value = int(rng.integers(0, 1000))
+        else:  # SelectionSlider, Dropdown, ToggleButtons
+            labels = list(control.options)
+            choice = labels[rng.integers(len(labels))]
+            value = choice[1] if isinstance(choice, tuple) else choice
+        if value != control.value:
+            return value
+    return value

@@ -33,8 +33,9 @@ from collections import OrderedDict
 
 import ipywidgets as W
 import numpy as np
+from traitlets import Unicode
 
-__all__ = ["Dashboard", "show", "NOISE_REUSE_NOTE"]
+__all__ = ["Dashboard", "FigureImage", "show", "noscript_html", "NOISE_REUSE_NOTE"]
 
 #: Shown under every dashboard with an ε control (see the module docstring).
 NOISE_REUSE_NOTE = ("One simulated noise draw, rescaled as ε moves (σ(ε)·Z with the same Z): a smooth picture, "
@@ -42,6 +43,19 @@ NOISE_REUSE_NOTE = ("One simulated noise draw, rescaled as ε moves (σ(ε)·Z w
                     "shared Z would give the data back.")
 
 _EXPECTED_ERRORS = (ValueError, TypeError, np.linalg.LinAlgError, ArithmeticError)
+
+
+class FigureImage(W.Image):
+    """An :class:`ipywidgets.Image` whose ``tooltip`` is its ``<img>``'s ``title``: the figure's
+    alt text, what a screen reader announces (an Image widget has no ``alt`` attribute).
+
+    The widgets' front end (``DOMWidgetView.updateTooltip`` of @jupyter-widgets/base 6) sets
+    the title only when the model's ``description`` is empty, and reads ``description.length``
+    of a model that has none, which fails the whole view for a plain Image with a tooltip.  The
+    empty ``description`` synced here makes that path work, in JupyterLab and in the book.
+    """
+
+    description = Unicode("", help="always empty: lets the front end show the tooltip").tag(sync=True)
 
 
 class Dashboard(W.VBox):
@@ -95,7 +109,9 @@ class Dashboard(W.VBox):
         self.n_computes = 0
         self.timings = []
         width_px = image_width or int(figure.fig.get_figwidth() * figure.fig.dpi)
-        self.image = W.Image(format="png", layout=W.Layout(width="100%", max_width=f"{width_px}px", height="auto"))
+        alt = figure.alt_text() if hasattr(figure, "alt_text") else None
+        self.image = FigureImage(format="png", layout=W.Layout(width="100%", max_width=f"{width_px}px", height="auto"),
+                                 tooltip=alt or None)
         self.image.add_class("privpca-figure")
         box = W.HBox(list(self.controls.values()),
                      layout=W.Layout(flex_flow="row wrap", align_items="center", grid_gap="2px 16px"))
@@ -199,15 +215,37 @@ class Dashboard(W.VBox):
         return data
 
 
+def noscript_html(dashboard):
+    """The dashboard's current figure as ``<noscript><img alt=…></noscript>`` HTML.
+
+    What a reader of the static book sees with JavaScript off (the saved widget view needs the
+    widgets' JavaScript).  With JavaScript on a browser never renders a ``<noscript>`` element,
+    so there is never a second copy of the figure on the page, in the book or in JupyterLab.
+    """
+    import base64
+    import html
+
+    alt = html.escape(dashboard.image.tooltip or "", quote=True)
+    data = base64.b64encode(dashboard.png()).decode("ascii")
+    width = dashboard.image.layout.max_width or "100%"
+    return (f'<noscript><img class="privpca-figure" alt="{alt}" style="max-width:{width};width:100%" '
+            f'src="data:image/png;base64,{data}"/></noscript>')
+
+
 def show(dashboard, static=True):
     """Display a dashboard, with its current (default) figure as a static fallback.
 
-    One output carries both the live widget (what JupyterLab, Binder and the static book with
-    its saved widget state show) and the figure as ``image/png`` (what a viewer without widget
-    support shows), so the page always has the figure and never a second, stale copy of it.
-    ``static=False`` leaves the PNG out.  Returns ``None`` (a notebook cell prints nothing else).
+    The first output carries both the live widget (what JupyterLab, Binder and the static book
+    with its saved widget state show) and the figure as ``image/png`` (what a viewer without
+    widget support shows).  A second output holds the same figure with its alt text inside
+    ``<noscript>`` (:func:`noscript_html`), for the built book read with JavaScript off: the
+    book renders the widget view of the first output, which needs JavaScript.  No browser with
+    JavaScript shows a ``<noscript>`` element, so the page never has a second, stale copy.
+    ``static=False`` leaves both fallbacks out.  Returns ``None``.
     """
-    from IPython.display import display
+    from IPython.display import HTML, display
 
     dashboard.static_fallback = bool(static)
     display(dashboard)
+    if static:
+        display(HTML(noscript_html(dashboard)))

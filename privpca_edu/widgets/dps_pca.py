@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..experiments.dps_pca import dps_pca_explorer
-from ..plotting_dps import DPSExplorerFigure
+from ..plotting.dps_pca import DPSExplorerFigure
 from ..privacy import ITERATIVE_CALIBRATIONS
 from . import controls as C
 from .dashboard import Dashboard

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..experiments.europe import available_methods, europe_map
-from ..plotting_europe import EuropeMapFigure
+from ..plotting.europe import EuropeMapFigure
 from . import controls as C
 from .dashboard import Dashboard
 

@@ -1,13 +1,13 @@
 """Chapter 6 (*Local privacy: when nobody is trusted*): the local-DP dashboard.
 
 Twin: :func:`privpca_edu.experiments.ldp.ldp_dashboard_data`; figure:
-:class:`privpca_edu.plotting_ldp.LocalPrivacyFigure`.  Data generation is cached in the twin
+:class:`privpca_edu.plotting.ldp.LocalPrivacyFigure`.  Data generation is cached in the twin
 (second moments drawn once per (n, p, k, s)); Algorithm 1 uses the fast aggregated path.
 """
 
 from __future__ import annotations
 
-from .. import plotting_ldp
+from ..plotting import ldp as plotting_ldp
 from ..experiments import ldp as ldp_experiments
 from . import controls as C
 from .dashboard import Dashboard

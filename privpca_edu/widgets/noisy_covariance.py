@@ -2,13 +2,13 @@
 
 Wiring only (controls → twin → figure), on the shared :class:`~privpca_edu.widgets.dashboard.Dashboard`:
 twin :func:`privpca_edu.experiments.noisy_covariance.noisy_covariance_errors`, figure
-:class:`privpca_edu.plotting_chapters.NoisyCovarianceFigure`.
+:class:`privpca_edu.plotting.noisy_covariance.NoisyCovarianceFigure`.
 """
 
 from __future__ import annotations
 
 from ..experiments.noisy_covariance import MAX_FEATURES, noisy_covariance_errors
-from ..plotting_chapters import NoisyCovarianceFigure
+from ..plotting.noisy_covariance import NoisyCovarianceFigure
 from . import controls as C
 from .dashboard import Dashboard
 

@@ -13,7 +13,7 @@ give the statistic back exactly.  The figure says so in a line of text.
 from __future__ import annotations
 
 from ..experiments.protocol import KEY_LENGTH_OPTIONS, hospitals_demo
-from ..plotting_protocol import HospitalsFigure
+from ..plotting.protocol import HospitalsFigure
 from . import controls as C
 from .dashboard import Dashboard
 

@@ -2,7 +2,7 @@
 
 Twins: :func:`privpca_edu.experiments.robust.heavy_tails_explorer` and
 :func:`privpca_edu.experiments.robust.breakdown_demo`; figures:
-:class:`privpca_edu.plotting_robust.HeavyTailsFigure` and :class:`~privpca_edu.plotting_robust.BreakdownFigure`.
+:class:`privpca_edu.plotting.robust.HeavyTailsFigure` and :class:`~privpca_edu.plotting.robust.BreakdownFigure`.
 Data, the noiseless statistics and the population eigenvalues behind the bound are cached in the
 twins (keyed on what they depend on), so an ε or δ move only adds noise and runs NSGGD again.
 """
@@ -14,7 +14,7 @@ import math
 import ipywidgets as W
 
 from ..experiments import robust as robust_experiments
-from ..plotting_robust import BreakdownFigure, HeavyTailsFigure
+from ..plotting.robust import BreakdownFigure, HeavyTailsFigure
 from . import controls as C
 from .dashboard import Dashboard
 

@@ -181,6 +181,8 @@ def test_page_renders_offline(built_book, book_url, page_log, path):
         )
         assert not broken, f"images that did not load: {broken}"
 
+    _check_figures(page, path)
+
     problems = []
     for key, label in [("foreign", "requests to hosts other than 127.0.0.1"),
                        ("failed", "failed requests"),
@@ -190,3 +192,49 @@ def test_page_renders_offline(built_book, book_url, page_log, path):
         if log[key]:
             problems.append(f"{label}: {log[key]}")
     assert not problems, f"{path}:\n" + "\n".join(problems)
+
+
+AXE = ROOT / "tests" / "browser" / "_vendor" / "axe-core" / "axe.min.js"
+
+
+def _check_figures(page, path):
+    """Every figure has alt text (axe-core's ``image-alt`` rule) and is shown at ≥ 0.8 of the
+    width it was drawn at (its text was sized for that width), at a 1280 px window."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run scripts/fetch_vendor.sh (it fetches axe-core from npm)")
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("async () => await axe.run(document, {runOnly: {type: 'rule', values: ['image-alt']}})")
+    violations = [(node["html"][:120]) for v in result["violations"] for node in v["nodes"]]
+    assert not violations, f"{path}: images without alt text: {violations}"
+    sizes = page.evaluate(
+        "() => [...document.querySelectorAll('main img, article img')]"
+        ".filter(img => img.naturalWidth > 200 && img.getBoundingClientRect().width > 0)"
+        ".map(img => [img.getBoundingClientRect().width, img.naturalWidth, (img.getAttribute('src') || '').slice(0, 60)])"
+    )
+    # a 2x image (drawn at twice the pixel density) is meant to be shown at half its width
+    shrunk = [(shown, natural, src) for shown, natural, src in sizes
+              if shown < 0.8 * natural and not abs(shown - natural / 2) <= 0.05 * natural]
+    assert not shrunk, f"{path}: figures shown below 0.8 of their natural width (text too small): {shrunk}"
+
+
+def test_chapter_figures_are_there_without_javascript(built_book, book_url, chromium):
+    """With JavaScript off the saved widget views cannot render; every dashboard's <noscript>
+    copy of its figure (with its alt text) is shown instead."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, java_script_enabled=False)
+    page = context.new_page()
+    try:
+        for name in _toc_docnames():
+            path = f"{name}.html"
+            source = (built_book / path).read_text()
+            n_views = source.count('type="application/vnd.jupyter.widget-view+json"')
+            if not n_views:
+                continue
+            page.goto(f"{book_url}/{path}", wait_until="load")
+            shown = page.evaluate(
+                "() => [...document.querySelectorAll('img.privpca-figure')]"
+                ".filter(img => img.complete && img.naturalWidth > 0 && img.getBoundingClientRect().width > 0"
+                " && (img.getAttribute('alt') || '').length > 40).length"
+            )
+            assert shown >= n_views, f"{path}: {n_views} dashboards, {shown} figures visible without JavaScript"
+    finally:
+        context.close()

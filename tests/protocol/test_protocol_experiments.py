@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("phe")
 pytest.importorskip("sklearn")
 
-from privpca_edu import plotting_protocol as figures  # noqa: E402
+from privpca_edu.plotting import protocol as figures  # noqa: E402
 from privpca_edu.experiments import protocol as ex  # noqa: E402
 from privpca_edu.protocol import protocol_noise  # noqa: E402
 
@@ -56,7 +56,9 @@ def test_hospitals_twin_caches_phase_one_and_reports_every_party():
         ex.hospitals_demo(3, 0.5, 999)
     fig = figures.plot_hospitals(second)
     assert len(fig.axes) == 4  # overlay + three panels
-    texts = " ".join(t.get_text() for t in fig.texts)
+    from matplotlib.text import Text
+
+    texts = " ".join(t.get_text() for t in fig.findobj(Text))
     assert "one simulated noise draw" in texts and "not a sequence of releases" in texts
     assert "rescaled" in ex.hospitals_demo.__doc__ and "not a sequence of releases" in ex.hospitals_demo.__doc__
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.figure import Figure
 
-from .plotting import LiveFigure
+from . import _style as S
+from ._live import LiveFigure, StaticFigure, band_verts, new_figure, nice_ceil, wrap
 
 __all__ = [
     "HospitalsFigure",
@@ -16,33 +16,39 @@ __all__ = [
     "PARTY_COLORS",
 ]
 
-#: One colour per role, used in every figure of the chapter.
-PARTY_COLORS = {"hospital": "#2ca02c", "proxy": "#ff7f0e", "data user": "#1f77b4", "central": "#7f7f7f",
-                "chain": "#d62728"}
+#: One colour per role, used in every figure of the chapter (from :data:`._style.STYLES`).
+PARTY_COLORS = {"hospital": S.style("hospital")["color"], "proxy": S.style("proxy")["color"],
+                "data user": S.style("data user")["color"], "central": S.style("central party")["color"],
+                "chain": S.style("chain")["color"]}
+
+
+#: What the ε slider shows, said on the figure (third line of its title).
+CRN_NOTE = "One simulated noise draw, rescaled for each ε: not a sequence of releases"
 
 
 class HospitalsFigure(LiveFigure):
     """The dashboard: (a) what each party received, (b) accuracy against central Analyze Gauss,
     (c) where the time went.  Redrawn completely on every update (the number of parties changes).
 
-    A line of text at the bottom says what the ε slider shows: one simulated noise draw, rescaled
+    The title's last line says what the ε slider shows: one simulated noise draw, rescaled
     by σ(ε) (common random numbers), not a sequence of releases."""
 
-    figsize = (13.0, 4.4)
+    height = 9.6
     blit = False
+    alt = ("Three panels. (a) Horizontal bars: the ciphertext each party (a hospital, the proxy, the data user) "
+           "received, with what else it saw. (b) Captured variance against the privacy budget ε (log axis) for "
+           "the encrypted protocol DPDPCA and central Analyze Gauss, with this run as markers. (c) Horizontal "
+           "bars: the time each step of the protocol took.")
 
     def _build(self):
         # A transparent overlay created first: LiveFigure attaches its error and note texts to the
         # first axes, and the three panels below are cleared on every redraw.
-        overlay = self.fig.add_axes([0, 0, 1, 1], zorder=10)
+        overlay = self.fig.add_axes([0, 0, 1, 1], zorder=10, in_layout=False)
         overlay.set_axis_off()
-        self.fig.subplots_adjust(left=0.07, right=0.985, bottom=0.15, top=0.80, wspace=0.55)
-        self.ax_view, self.ax_cv, self.ax_time = self.fig.subplots(1, 3, gridspec_kw=dict(width_ratios=[1.15, 1.1, 1]))
-        self.title = self.fig.suptitle("", fontsize=10)
-        self.crn_note = self.fig.text(
-            0.5, 0.905, "Every ε shows one simulated noise draw Z, rescaled (S + σ(ε)·Z) — not a sequence of "
-            "releases: two such releases together give S back exactly; real releases draw fresh noise.",
-            ha="center", va="center", fontsize=8, color="0.25", style="italic")
+        gs = self.fig.add_gridspec(2, 2, height_ratios=[0.8, 1.0])
+        self.ax_view = self.fig.add_subplot(gs[0, :])
+        self.ax_cv, self.ax_time = self.fig.add_subplot(gs[1, 0]), self.fig.add_subplot(gs[1, 1])
+        self.title = self.fig.suptitle("")
 
     def _draw(self, r):
         for ax in (self.ax_view, self.ax_cv, self.ax_time):
@@ -52,9 +58,10 @@ class HospitalsFigure(LiveFigure):
         self._draw_time(r)
         res = r["result"]
         self.title.set_text(
-            f"{r['n_owners']} hospitals, N = {res.n_samples_} patients, M = {res.n_features_in_} features; "
+            f"{r['n_owners']} hospitals, N = {res.n_samples_} patients, M = {res.n_features_in_} features;\n"
             f"ε = {r['epsilon']:.3g}, δ = {r['delta']:g}, σ = {r['noise_scale']:.1f}; "
-            f"{r['key_length']}-bit Paillier key{' (INSECURE demo size)' if r['key_length'] < 2048 else ''}")
+            f"{r['key_length']}-bit Paillier key{' (INSECURE demo size)' if r['key_length'] < 2048 else ''}\n"
+            f"{CRN_NOTE}")
 
     def _draw_view(self, r):
         ax = self.ax_view
@@ -65,7 +72,7 @@ class HospitalsFigure(LiveFigure):
                 ("data user", by["data user"], PARTY_COLORS["data user"])]
         y = np.arange(len(rows))[::-1]
         kib = [row[1]["ciphertext_bytes"] / 1024 for row in rows]
-        ax.barh(y, kib, color=[row[2] for row in rows], height=0.55)
+        ax.barh(y, kib, color=[row[2] for row in rows], height=0.55, edgecolor="k", linewidth=0.6)
         top = max(kib) if max(kib) > 0 else 1.0
         for yi, (label, info, _), k in zip(y, rows, kib):
             what = [f"{info['n_ciphertexts']} ciphertexts" if info["n_ciphertexts"] else "no ciphertexts"]
@@ -73,31 +80,31 @@ class HospitalsFigure(LiveFigure):
                 what.append("the public key")
             if info["plaintexts"]:
                 what.append("N = " + ", ".join(str(p) for p in info["plaintexts"]) + " in clear")
-            ax.text(k + 0.02 * top, yi, "\n".join(what), va="center", fontsize=7.5)
+            ax.text(k + 0.02 * top, yi, "\n".join(what), va="center", fontsize=S.SMALL)
         ax.set_yticks(y, [row[0] for row in rows])
         ax.set_xlim(0, 1.9 * top)
         ax.set_xlabel("ciphertexts received (KiB)")
-        ax.set_title("(a) what each party received", fontsize=9)
+        ax.set_title("(a) what each party received", loc="left")
 
     def _draw_cv(self, r):
         ax = self.ax_cv
         c = r["curves"]
-        ax.plot(c["epsilon"], c["dpdpca"], "-", color=PARTY_COLORS["data user"],
-                label="DPDPCA (centred scatter, Δ = 4, analytic σ)")
-        ax.plot(c["epsilon"], c["analyze_gauss"], "--", color=PARTY_COLORS["central"],
-                label="central Analyze Gauss (XᵀX, Δ = √2, analytic σ)")
+        ax.plot(c["epsilon"], c["dpdpca"], "-", color=PARTY_COLORS["data user"], lw=2,
+                label="DPDPCA (Δ = 4)")
+        ax.plot(c["epsilon"], c["analyze_gauss"], "--", color=PARTY_COLORS["central"], lw=2,
+                label="central AG (Δ = √2)")
         names = list(r["cv"])
-        ax.plot([r["epsilon"]], [r["cv"][names[0]]], "*", ms=13, color=PARTY_COLORS["data user"],
+        ax.plot([r["epsilon"]], [r["cv"][names[0]]], "*", ms=14, color=PARTY_COLORS["data user"], mec="k",
                 label="this encrypted run")
-        ax.plot([r["epsilon"]], [r["cv"][names[1]]], "D", ms=6, color=PARTY_COLORS["central"],
-                label="Analyze Gauss, same ε and seed")
+        ax.plot([r["epsilon"]], [r["cv"][names[1]]], "D", ms=7, color=PARTY_COLORS["central"],
+                label="AG, same ε, seed")
         ax.axhline(1.0, color="0.6", lw=0.8, ls=":")
         ax.set_xscale("log")
         ax.set_ylim(0, 1.05)
-        ax.set_xlabel("privacy budget ε (log scale)")
-        ax.set_ylabel(f"captured variance of the top {r['result'].n_components_} PCs")
-        ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
-        ax.set_title("(b) accuracy: mean over seeds (lines), this run (markers)", fontsize=9)
+        ax.set_xlabel(S.LABELS["epsilon_log"])
+        ax.set_ylabel(f"captured variance, top {r['result'].n_components_} PCs")
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.22), borderaxespad=0)
+        ax.set_title("(b) accuracy: mean over seeds\n(lines), this run (markers)", loc="left")
 
     def _draw_time(self, r):
         ax = self.ax_time
@@ -106,14 +113,14 @@ class HospitalsFigure(LiveFigure):
         colors = [PARTY_COLORS["data user"], PARTY_COLORS["hospital"], PARTY_COLORS["proxy"], PARTY_COLORS["proxy"],
                   PARTY_COLORS["data user"]]
         y = np.arange(len(names))[::-1]
-        ax.barh(y, secs, color=colors[: len(names)], height=0.55)
+        ax.barh(y, secs, color=colors[: len(names)], height=0.55, edgecolor="k", linewidth=0.6)
         for yi, s in zip(y, secs):
-            ax.text(s, yi, f" {s:.3f} s", va="center", fontsize=7.5)
-        ax.set_yticks(y, [n.replace(": ", ":\n") for n in names], fontsize=8)
-        ax.set_xlim(0, 1.45 * max(max(secs), 1e-3))
+            ax.text(s, yi, f" {s:.3f} s", va="center", fontsize=S.SMALL)
+        ax.set_yticks(y, [n.replace(": ", ":\n") for n in names])
+        ax.set_xlim(0, 1.6 * max(max(secs), 1e-3))
         ax.set_xlabel("seconds on this machine")
         state = "phase 1 from the cache" if r["cached"] else "all steps computed now"
-        ax.set_title(f"(c) time per step ({state})", fontsize=9)
+        ax.set_title(f"(c) time per step\n({state})", loc="left")
 
 
 def plot_hospitals(result):
@@ -121,18 +128,19 @@ def plot_hospitals(result):
     return HospitalsFigure(result).fig
 
 
+@S.in_house
 def plot_timing_vs_owners(result, *, latencies=(0.0, 0.02)):
     """Fig. 3 shape: wall time against the number of owners, DPDPCA (parallel owners) vs the chain.
 
     Solid: measured compute time.  Dashed: plus ``latency`` seconds per message on the critical
     path (DPDPCA: 5 messages whatever L; the chain: L), a simple network model.
     """
-    fig = Figure(figsize=(9.6, 4.2), dpi=90)
+    fig = new_figure(5.0)
     ax = fig.subplots()
     L = result["n_owners"]
     for latency in latencies:
         ls = "-" if latency == 0 else "--"
-        extra = "" if latency == 0 else f" + {latency * 1000:g} ms per message"
+        extra = "" if latency == 0 else f"\n+ {latency * 1000:g} ms per message"
         ax.plot(L, result["dpdpca_parallel"] + latency * result["dpdpca_hops"], "o" + ls,
                 color=PARTY_COLORS["data user"], ms=4, label="DPDPCA, owners in parallel" + extra)
         ax.plot(L, result["chain"] + latency * result["chain_hops"], "s" + ls, color=PARTY_COLORS["chain"], ms=4,
@@ -146,52 +154,53 @@ def plot_timing_vs_owners(result, *, latencies=(0.0, 0.02)):
     ax.set_ylabel("wall time (s, log scale)")
     ax.set_title(f"M = {result['n_features']}, {result['key_length']}-bit keys"
                  f"{' (INSECURE demo size)' if result['key_length'] < 2048 else ''}, "
-                 f"gmpy2 {'on' if result['gmpy2'] else 'off'}", fontsize=9)
-    ax.legend(fontsize=7.5, frameon=False, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
+                 f"gmpy2 {'on' if result['gmpy2'] else 'off'}", loc="left")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     return fig
 
 
+@S.in_house
 def plot_captured_variance_vs_epsilon(result):
     """Fig. 5 shape: captured variance against ε (δ = 1/N), mean ± sd over seeds, both metrics."""
-    fig = Figure(figsize=(10.0, 3.8), dpi=90)
+    fig = new_figure(5.6)
     axes = fig.subplots(1, 2)
     eps = result["epsilons"]
-    styles = {"classic": dict(color=PARTY_COLORS["data user"], label="corrected Δ = 4 (private)"),
-              "analytic": dict(color="#17becf", label="corrected Δ = 4, analytic σ (private)"),
-              "paper": dict(color=PARTY_COLORS["chain"], ls="--", label="paper's Δ = 1 (NOT private)")}
-    titles = {"true_variance": "true variance captured: tr(ÛᵀSÛ) / tr(UᵀSU)",
-              "noisy_eigen_ratio": "noisy eigenvalue ratio of S′ (the authors' plot)"}
+    styles = {"classic": dict(color=PARTY_COLORS["data user"], marker="o", label="corrected Δ = 4\n(private)"),
+              "analytic": dict(color=S.OKABE_ITO["sky"], marker="D", ls="-.",
+                               label="corrected Δ = 4,\nanalytic σ (private)"),
+              "paper": dict(color=PARTY_COLORS["chain"], marker="s", ls="--", label="paper's Δ = 1\n(NOT private)")}
+    titles = {"true_variance": "true variance captured:\n" + r"$\mathrm{tr}(\hat U^\top S \hat U) / \mathrm{tr}(U^\top S U)$",
+              "noisy_eigen_ratio": "noisy eigenvalue ratio of S′\n(the authors' plot)"}
     for ax, metric in zip(axes, ("true_variance", "noisy_eigen_ratio")):
         for name, curve in result["curves"].items():
             mean, sd = curve[metric]
-            style = dict(ls="-", label=name)
+            style = dict(ls="-", label=name, marker="o")
             style.update(styles.get(name, {}))
-            (line,) = ax.plot(eps, mean, marker="o", ms=3.5, **style)
+            (line,) = ax.plot(eps, mean, ms=5, **style)
             ax.fill_between(eps, mean - sd, mean + sd, color=line.get_color(), alpha=0.15, lw=0)
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel("privacy budget ε")
+        ax.set_xlabel(S.LABELS["epsilon"])
         ax.set_ylabel("ratio (1 = the non-private top-K PCs)")
-        ax.set_title(titles[metric], fontsize=9)
-        ax.legend(fontsize=7, frameon=False, loc="lower right")
-    fig.suptitle(f"{result['dataset']}: N = {result['N']}, M = {result['M']}, K = {result['K']} (90 % rule), "
-                 f"δ = 1/N = {result['delta']:.2g}; mean ± sd over seeds", fontsize=9)
-    fig.tight_layout()
+        ax.set_title(titles[metric], loc="left")
+    axes[0].legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0, ncol=3)
+    fig.suptitle(f"{result['dataset']}: N = {result['N']}, M = {result['M']}, K = {result['K']} (90 % rule),\n"
+                 f"δ = 1/N = {result['delta']:.2g}; mean ± sd over seeds")
     return fig
 
 
+@S.in_house
 def plot_f1_vs_samples_per_owner(result):
     """Fig. 4 shape: macro F1 of an RBF SVM on private components against samples per owner."""
-    fig = Figure(figsize=(7.2, 4.2), dpi=90)
+    fig = new_figure(5.0)
     ax = fig.subplots()
     x = result["samples_per_owner"]
     styles = {"PCA (non-private)": dict(color="k", marker="", ls=":"),
               "DPDPCA": dict(color=PARTY_COLORS["data user"], marker="o"),
-              "PrivateLocalPCA (Gaussian)": dict(color=PARTY_COLORS["chain"], marker="s"),
-              "PrivateLocalPCA (Wishart, retracted)": dict(color="#9467bd", marker="^", ls="--")}
+              "PrivateLocalPCA (Gaussian)": dict(color=PARTY_COLORS["chain"], marker="s", ls="-."),
+              "PrivateLocalPCA (Wishart, retracted)": dict(color=S.OKABE_ITO["purple"], marker="^", ls="--")}
     for name, (mean, sd) in result["methods"].items():
         style = styles.get(name, {})
-        (line,) = ax.plot(x, mean, ms=4, label=name, **style)
+        (line,) = ax.plot(x, mean, ms=6, label=wrap(name, 24), **style)
         if np.any(sd > 0):
             ax.fill_between(x, mean - sd, mean + sd, color=line.get_color(), alpha=0.12, lw=0)
     ax.set_xscale("log")
@@ -200,7 +209,6 @@ def plot_f1_vs_samples_per_owner(result):
     ax.set_xlabel("samples per owner (log scale)")
     ax.set_ylabel(f"F1 on the test set ({result['average']} average)")
     ax.set_title(f"{result['dataset']}: K = {result['K']} components, ε = {result['epsilon']:g}, "
-                 f"δ = {result['delta']:g}; train {result['n_train']}, test {result['n_test']}", fontsize=9)
-    ax.legend(fontsize=7, frameon=False, loc="lower right")
-    fig.tight_layout()
+                 f"δ = {result['delta']:g};\ntrain {result['n_train']}, test {result['n_test']}", loc="left")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     return fig

@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
-from .plotting import LiveFigure, _fmt, _log_axis
+from . import _style as S
+from ._live import LiveFigure, StaticFigure, band_verts, new_figure, nice_ceil, wrap
 
 __all__ = [
     "LocalPrivacyFigure",
@@ -33,15 +32,10 @@ __all__ = [
     "LDP_STYLES",
 ]
 
-#: Colour and label of each method in the chapter's figures.
-LDP_STYLES = {
-    "dense": dict(color="#d62728", label="local, Algorithm 1 (dense)"),
-    "sparse": dict(color="#9467bd", label="local, Algorithm 2 (sparse, Fantope ADMM)"),
-    "central": dict(color="#1f77b4", label="central, Analyze Gauss (trusted curator)"),
-    "nonprivate": dict(color="0.35", label="non-private PCA"),
-}
+#: The chapter's methods (keys of :data:`._style.STYLES`): colour, marker, line style, label.
+LDP_STYLES = {m: S.style(m) for m in ("dense", "sparse", "central", "nonprivate")}
 
-_ERROR_LABEL = "error ‖V̂V̂ᵀ − VVᵀ‖_F (0 = exact)"
+_ERROR_LABEL = r"error $\|\hat V\hat V^\top - VV^\top\|_F$"
 
 
 def _sym_limit(A):
@@ -58,16 +52,20 @@ class LocalPrivacyFigure(LiveFigure):
     n"; (d) the errors at the chosen setting with Theorems 1–4 (constants C = 1) as markers.
     """
 
-    figsize = (13.0, 4.3)
+    height = 10.4
+    alt = ("Four panels. (a) and (b): heat maps of one user's x xᵀ and of the noisy report x xᵀ + Z that leaves "
+           "the device, each on its own colour scale. (c) Error against the number of users n (log axis) for "
+           "local Algorithm 1, local Algorithm 2, central Analyze Gauss and non-private PCA, with the chosen n "
+           "and the n at which the central curator reaches the local error. (d) Bars of the four errors at the "
+           "chosen setting with Theorems 1–4 as markers.")
 
     def _build(self):
         fig = self.fig
-        fig.subplots_adjust(left=0.035, right=0.99, bottom=0.2, top=0.8, wspace=0.9)
-        gs = fig.add_gridspec(1, 10)
-        self.ax_x = fig.add_subplot(gs[0, 0:2])
-        self.ax_r = fig.add_subplot(gs[0, 2:4])
-        self.ax_n = fig.add_subplot(gs[0, 4:7])
-        self.ax_b = fig.add_subplot(gs[0, 7:10])
+        gs = fig.add_gridspec(2, 2, height_ratios=[0.75, 1.0])
+        self.ax_x = fig.add_subplot(gs[0, 0])
+        self.ax_r = fig.add_subplot(gs[0, 1])
+        self.ax_n = fig.add_subplot(gs[1, 0])
+        self.ax_b = fig.add_subplot(gs[1, 1])
         for ax in (self.ax_x, self.ax_r):
             ax.set_xticks([])
             ax.set_yticks([])
@@ -81,51 +79,51 @@ class LocalPrivacyFigure(LiveFigure):
         for ax in (self.ax_x, self.ax_r):
             ax.set_xlim(0, 1)
             ax.set_ylim(1, 0)
-        self.ax_x.set_xlabel("feature j  (red > 0 > blue)", fontsize=8)
-        self.ax_r.set_xlabel("feature j  (red > 0 > blue)", fontsize=8)
-        self.ax_x.set_ylabel("feature i", fontsize=8)
-        self.t_x = self.ax_x.set_title("", fontsize=8.5)
-        self.t_r = self.ax_r.set_title("", fontsize=8.5)
+            ax.set_aspect("equal")
+        self.ax_x.set_xlabel("feature j (red > 0 > blue)")
+        self.ax_r.set_xlabel("feature j (red > 0 > blue)")
+        self.ax_x.set_ylabel("feature i")
+        self.t_x = self.ax_x.set_title("", loc="left")
+        self.t_r = self.ax_r.set_title("", loc="left")
 
         ax = self.ax_n
         ax.set_xscale("log")
         ax.set_xlim(20, 2e7)
-        _log_axis(ax.xaxis, 2, 7)
+        S.log_decades(ax.xaxis, 2, 7)
         self.lines = {}
         for m, style in LDP_STYLES.items():
-            (self.lines[m],) = ax.plot([], [], "o-", ms=3, lw=1.6, color=style["color"], label=style["label"])
-        (self.l_random,) = ax.plot([20, 2e7], [1, 1], ls="--", color="0.5", lw=1.1, label="random guess")
+            (self.lines[m],) = ax.plot([], [], **S.line_kw(m, ms=4), lw=2, label=style["short"])
+        (self.l_random,) = ax.plot([20, 2e7], [1, 1], ls=(0, (6, 3)), color=S.GREY, lw=1.5, label="random guess")
         self.v_n = ax.axvline(1e6, color="0.2", lw=0.9)
-        (self.p_match,) = ax.plot([], [], "*", color="#1f77b4", ms=11, zorder=6, label="central reaches local error")
-        (self.h_match,) = ax.plot([], [], ":", color="#1f77b4", lw=1.2)
-        ax.set_xlabel("number of users n (log scale)")
-        ax.set_ylabel(_ERROR_LABEL, fontsize=8.5)
-        self.leg_n = ax.legend(loc="lower left", fontsize=6.5, frameon=True, framealpha=0.85)
-        self.t_n = ax.set_title("", fontsize=8.5)
+        (self.p_match,) = ax.plot([], [], "*", color=S.style("central")["color"], ms=13, mec="k", zorder=6,
+                                  label="central reaches\nlocal error")
+        (self.h_match,) = ax.plot([], [], ":", color=S.style("central")["color"], lw=1.5)
+        ax.set_xlabel(r"number of users $n$ (log scale)")
+        ax.set_ylabel(_ERROR_LABEL)
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0, ncol=2)
+        self.t_n = ax.set_title("", loc="left")
 
         ax = self.ax_b
         self.bar_keys = ["dense", "sparse", "central", "nonprivate"]
         xs = np.arange(4)
-        self.bars = ax.bar(xs, np.zeros(4), color=[LDP_STYLES[m]["color"] for m in self.bar_keys], width=0.6)
-        ax.set_xticks(xs, ["local\ndense", "local\nsparse", "central\nAG", "non-\nprivate"], fontsize=8)
-        (self.m_lower,) = ax.plot([], [], "v", color="k", ms=7, label="lower bound (Thm 1 / 3, C = 1)")
-        (self.m_upper,) = ax.plot([], [], "^", color="#2ca02c", ms=7, label="upper bound (Thm 2 / 4, C = 1)")
-        (self.m_upper1,) = ax.plot([], [], "D", color="#2ca02c", mfc="white", ms=6,
-                                   label="same with λ₁² → 1 (scale of the noise)")
-        (self.b_random,) = ax.plot([-0.5, 3.5], [1, 1], ls="--", color="0.5", lw=1.1)
-        self.bar_text = [ax.text(x, 0, "", ha="center", va="bottom", fontsize=7.5) for x in xs]
+        self.bars = ax.bar(xs, np.zeros(4), color=[LDP_STYLES[m]["color"] for m in self.bar_keys], width=0.6,
+                           edgecolor="k", linewidth=0.6)
+        ax.set_xticks(xs, ["local\ndense", "local\nsparse", "central\nAG", "non-\nprivate"])
+        (self.m_lower,) = ax.plot([], [], "v", color="k", ms=9, label="lower bound\n(Thm 1 / 3, C = 1)")
+        (self.m_upper,) = ax.plot([], [], "^", color=S.OKABE_ITO["green"], mec="k", ms=9,
+                                  label="upper bound\n(Thm 2 / 4, C = 1)")
+        (self.m_upper1,) = ax.plot([], [], "D", color=S.OKABE_ITO["green"], mfc="white", ms=8,
+                                   label=r"same with $\lambda_1^2 \to 1$")
+        (self.b_random,) = ax.plot([-0.5, 3.5], [1, 1], ls=(0, (6, 3)), color=S.GREY, lw=1.5)
+        self.bar_text = [ax.text(x, 0, "", ha="center", va="bottom", fontsize=S.SMALL) for x in xs]
         ax.set_xlim(-0.5, 3.5)
-        ax.set_ylabel(_ERROR_LABEL, fontsize=8.5)
-        self.leg_b = ax.legend(loc="upper right", fontsize=6.5, frameon=True, framealpha=0.85)
-        self.t_b = ax.set_title("", fontsize=8.5)
-        self.title = fig.suptitle("Local differential privacy: every user adds their own noise "
-                                  "(synthetic Wang & Xu model, row-sparse truth)", fontsize=10.5)
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0)
+        self.t_b = ax.set_title("", loc="left")
         self._animate(self.im_x, self.im_r, self.t_x, self.t_r, list(self.lines.values()), self.l_random, self.v_n,
                       self.p_match, self.h_match, self.t_n, self.bars, self.m_lower, self.m_upper, self.m_upper1, self.b_random,
                       self.bar_text, self.t_b)
-        # drawn over the moving artists in a full render, so animated too: the legends (curves and
-        # the random-guess line pass under them) and the frames of the two images
-        self._animate(self.leg_n, self.leg_b, list(self.ax_x.spines.values()), list(self.ax_r.spines.values()))
+        # drawn over the moving images in a full render, so animated too: the frames of the two images
+        self._animate(list(self.ax_x.spines.values()), list(self.ax_r.spines.values()))
         self._spines_below(self.ax_n, self.ax_b)
         self._ylim = None
 
@@ -136,8 +134,8 @@ class LocalPrivacyFigure(LiveFigure):
             im.set_data(A)
             im.set_clim(-lim, lim)
         lim_x, lim_r = _sym_limit(u["outer"]), _sym_limit(u["report"])
-        self.t_r.set_text(f"(b) what they send: x xᵀ + Z, σ₁ = {_fmt(u['noise_scale'])}\n"
-                          f"({r['calibration']}), entries within ±{lim_r:.3g}")
+        self.t_r.set_text(f"(b) what they send: x xᵀ + Z,\nσ₁ = {S.fmt(u['noise_scale'])} ({r['calibration']}),\n"
+                          f"entries within ±{lim_r:.3g}")
 
         c = r["curves"]
         for m in ("dense", "sparse", "nonprivate"):
@@ -157,12 +155,12 @@ class LocalPrivacyFigure(LiveFigure):
         if math.isfinite(match):
             self.p_match.set_data([match], [err])
             self.h_match.set_data([match, n], [err, err])
-            match_txt = f"central matches it with n ≈ {match:,.0f} (√n = {r['sqrt_n']:,.0f})"
+            match_txt = f"central matches it\nwith n ≈ {match:,.0f} (√n = {r['sqrt_n']:,.0f})"
         else:
             self.p_match.set_data([], [])
             self.h_match.set_data([], [])
-            match_txt = "central never reaches it on this grid"
-        self.t_n.set_text(f"(c) ε = {_fmt(r['epsilon'])}, δ = {r['delta']:g}: local error at n = {n:,}: {err:.2f};\n"
+            match_txt = "central never reaches it\non this grid"
+        self.t_n.set_text(f"(c) ε = {S.fmt(r['epsilon'])}, δ = {r['delta']:g}:\nlocal error at n = {n:,}: {err:.2f};\n"
                           f"{match_txt}")
 
         vals = [r["errors"][m] for m in self.bar_keys]
@@ -176,132 +174,135 @@ class LocalPrivacyFigure(LiveFigure):
         self.m_upper1.set_data([0, 1], [th["upper_dense"]["numerator_one_projection_distance"],
                                         th["upper_sparse"]["numerator_one_projection_distance"]])
         self.b_random.set_ydata([level, level])
-        self.t_b.set_text(f"(d) k = {r['n_components']}, s = {r['support_size']}: server noise σ₁/√n = "
-                          f"{_fmt(r['aggregate_noise_scale'])} per entry,\neigengap {r['eigengap']:.2g}; "
+        self.t_b.set_text(f"(d) k = {r['n_components']}, s = {r['support_size']}: noise σ₁/√n\n"
+                          f"= {S.fmt(r['aggregate_noise_scale'])} per entry, eigengap {r['eigengap']:.2g};\n"
                           f"effective sample size nε² = {r['effective_sample_size']:.3g}")
-        self.t_x.set_text(f"(a) one user's x xᵀ (p = {r['n_features']})\nentries within ±{lim_x:.3g}")
+        self.t_x.set_text(f"(a) one user's x xᵀ (p = {r['n_features']}),\nentries within ±{lim_x:.3g}")
 
 def plot_local_privacy(result):
     """Static figure of :func:`privpca_edu.experiments.ldp.ldp_dashboard_data`."""
     return LocalPrivacyFigure(result).fig
 
 
-def _new_figure(figsize):
-    fig = Figure(figsize=figsize, dpi=90)
-    FigureCanvasAgg(fig)
-    return fig
-
-
 _NAMES = {"n_samples": "n", "n_features": "p", "n_components": "k", "epsilon": "ε", "support_size": "s"}
 
 
+@S.in_house
 def plot_error_curves(result, ax=None):
     """One panel of Figures 1–2 (:func:`~privpca_edu.experiments.ldp.paper_figure` or
     :func:`~privpca_edu.experiments.ldp.ldp_error_curves`): mean error ± 2 s.e. against x,
     one curve per value, non-private error dotted, random-guess level dashed."""
     fig = None
     if ax is None:
-        fig = _new_figure((5.6, 3.9))
+        fig = new_figure(5.2)
         ax = fig.add_subplot(1, 1, 1)
-        fig.subplots_adjust(left=0.13, right=0.98, bottom=0.14, top=0.86)
     x = result["x"]
     cname = _NAMES.get(result["curve_name"], result["curve_name"])
-    colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
+    keys = ("AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "SGPCA", "advanced")
     for i, c in enumerate(result["curve_values"]):
-        col = colors[i % len(colors)]
+        st = S.style(keys[i % len(keys)])
+        col = st["color"]
         m, se = result["mean"][i], result["se"][i]
-        ax.errorbar(x, m, yerr=2 * np.nan_to_num(se), fmt="o-", ms=3.5, lw=1.5, capsize=2, color=col,
-                    label=f"{cname} = {c:g}")
-        ax.plot(x, result["nonprivate"][i], ":", color=col, lw=1.0)
-        ax.plot(x, result["random_level"][i], "--", color=col, lw=0.8, alpha=0.6)
+        ax.errorbar(x, m, yerr=2 * np.nan_to_num(se), fmt=st["marker"], ls="-", ms=5, lw=1.8, capsize=2,
+                    color=col, label=f"{cname} = {c:g}")
+        ax.plot(x, result["nonprivate"][i], ":", color=col, lw=1.2)
+        ax.plot(x, result["random_level"][i], "--", color=col, lw=1.0, alpha=0.6)
     if result["x_name"] in ("n_samples", "epsilon"):
         ax.set_xscale("log")
     ax.plot([], [], ":", color="0.3", label="non-private PCA")
-    ax.plot([], [], "--", color="0.3", lw=0.8, label="random guess √(2k(1−k/p))")
+    ax.plot([], [], "--", color="0.3", lw=1.0, label=r"random guess $\sqrt{2k(1-k/p)}$")
     xname = _NAMES.get(result["x_name"], result["x_name"])
     ax.set_xlabel(f"{xname} (number of users)" if xname == "n" else xname)
-    ax.set_ylabel(_ERROR_LABEL, fontsize=9)
+    ax.set_ylabel(_ERROR_LABEL)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7, loc="lower left", frameon=True, framealpha=0.85)
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0)
     algo = "Algorithm 1 (dense)" if result["algorithm"] == "dense" else "Algorithm 2 (sparse)"
     st = result["settings"]
     fixed = ", ".join(f"{_NAMES.get(key, key)} = {st[key]:g}" for key in ("n_features", "n_components", "epsilon",
                                                                            "support_size")
                       if key not in (result["x_name"], result["curve_name"]) and st.get(key) is not None)
-    ax.set_title(f"{algo}: {fixed}, Δ = {st['gap']:g}\nmean of {result['n_repeats']} runs ± 2 s.e.", fontsize=9)
+    ax.set_title(f"{algo}:\n{fixed}, Δ = {st['gap']:g}\nmean of {result['n_repeats']} runs ± 2 s.e.", loc="left")
     return fig if fig is not None else ax.figure
 
 
+@S.in_house
 def plot_error_panels(results, title=None):
-    """Several :func:`plot_error_curves` panels side by side (one figure of the paper)."""
-    fig = _new_figure((4.6 * len(results), 3.9))
-    axes = fig.subplots(1, len(results), squeeze=False)[0]
-    fig.subplots_adjust(left=0.06, right=0.99, bottom=0.14, top=0.8 if title else 0.86, wspace=0.28)
+    """Several :func:`plot_error_curves` panels, two side by side (one figure of the paper)."""
+    rows = (len(results) + 1) // 2
+    fig = new_figure(5.6 * rows + 0.4)
+    axes = np.atleast_1d(fig.subplots(rows, 2, squeeze=False)).ravel()
     for ax, res in zip(axes, results):
         plot_error_curves(res, ax=ax)
+    for ax in axes[len(results):]:
+        ax.set_visible(False)
     if title:
-        fig.suptitle(title, fontsize=10.5)
+        fig.suptitle(title, fontsize=S.NORMAL)
     return fig
 
 
+@S.in_house
 def plot_user_report(result):
     """One user's x (bars), x xᵀ and the report x xᵀ + Z (heatmaps with colour bars), from
     :func:`~privpca_edu.experiments.ldp.user_report_example`."""
-    fig = _new_figure((12.0, 3.6))
-    ax_x, ax_o, ax_r = fig.subplots(1, 3, gridspec_kw=dict(width_ratios=[1.1, 1, 1]))
-    fig.subplots_adjust(left=0.06, right=0.97, bottom=0.15, top=0.82, wspace=0.5)
+    fig = new_figure(8.0)
+    gs = fig.add_gridspec(2, 2, height_ratios=[0.7, 1.0])
+    ax_x = fig.add_subplot(gs[0, :])
+    ax_o, ax_r = fig.add_subplot(gs[1, 0]), fig.add_subplot(gs[1, 1])
     x = result["record"]
-    ax_x.bar(np.arange(len(x)), x, color="0.45")
+    ax_x.bar(np.arange(len(x)), x, color=S.GREY)
     ax_x.axhline(0, color="0.6", lw=0.8)
     ax_x.set_xlabel("feature j")
-    ax_x.set_ylabel("value x_j (‖x‖ ≤ 1)")
-    ax_x.set_title(f"the record x (norm {np.linalg.norm(x):.3f})", fontsize=9)
-    for ax, A, title in ((ax_o, result["outer"], "x xᵀ: what the server would like"),
-                         (ax_r, result["report"], f"x xᵀ + Z: what it gets (σ₁ = {result['noise_scale']:.3g})")):
+    ax_x.set_ylabel(r"value $x_j$ ($\|x\| \leq 1$)")
+    ax_x.set_title(f"the record x (norm {np.linalg.norm(x):.3f})", loc="left")
+    for ax, A, title in ((ax_o, result["outer"], "x xᵀ: what the server\nwould like"),
+                         (ax_r, result["report"], f"x xᵀ + Z: what it gets\n(σ₁ = {result['noise_scale']:.3g})")):
         lim = _sym_limit(A)
         im = ax.imshow(A, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="entry value")
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, loc="left")
         ax.set_xlabel("feature j")
         ax.set_ylabel("feature i")
-    fig.suptitle(f"One user's report: ‖x xᵀ‖_F / ‖Z‖_F = {result['signal_to_noise']:.1e} "
-                 f"(note the two colour scales)", fontsize=10.5)
+    fig.suptitle(r"One user's report: $\|x x^\top\|_F\, /\, \|Z\|_F$" + f" = {result['signal_to_noise']:.1e}\n"
+                 "(note the two colour scales)")
     return fig
 
 
+@S.in_house
 def plot_effective_sample_size(result):
     """Local vs central over n (left), and the same errors against n·ε² (local, middle) and n·ε
     (central, right): the curves of different ε collapse onto one — the effective sample size."""
-    fig = _new_figure((13.0, 4.0))
-    axes = fig.subplots(1, 3)
-    fig.subplots_adjust(left=0.05, right=0.99, bottom=0.15, top=0.82, wspace=0.25)
+    fig = new_figure(10.0)
+    gs = fig.add_gridspec(2, 2)
+    axes = [fig.add_subplot(gs[0, :]), fig.add_subplot(gs[1, 0]), fig.add_subplot(gs[1, 1])]
     n, eps = result["n"], result["epsilons"]
-    shades = np.linspace(0.35, 1.0, len(eps))
+    markers = ("o", "s", "^", "D", "v", "P")
+    shades = np.linspace(0.45, 1.0, len(eps))
+    local, central = S.style("dense")["color"], S.style("central")["color"]
     for i, e in enumerate(eps):
-        red = (0.84 * shades[i], 0.15 * shades[i], 0.16 * shades[i])
-        blue = (0.12 * shades[i], 0.47 * shades[i], 0.71 * shades[i])
-        axes[0].plot(n, result["local"][i], "o-", ms=3, color=red, label=f"local, ε = {e:g}")
-        axes[0].plot(n, result["central"][i], "s--", ms=3, color=blue, label=f"central, ε = {e:g}")
-        axes[1].plot(n * e**2, result["local"][i], "o-", ms=3, color=red, label=f"ε = {e:g}")
-        axes[2].plot(n * e, result["central"][i], "s--", ms=3, color=blue, label=f"ε = {e:g}")
+        mk = markers[i % len(markers)]
+        kw = dict(ms=5, marker=mk, alpha=float(shades[i]))
+        axes[0].plot(n, result["local"][i], ls="-", color=local, label=f"local, ε = {e:g}", **kw)
+        axes[0].plot(n, result["central"][i], ls="--", color=central, label=f"central, ε = {e:g}", **kw)
+        axes[1].plot(n * e**2, result["local"][i], ls="-", color=local, label=f"ε = {e:g}", **kw)
+        axes[2].plot(n * e, result["central"][i], ls="--", color=central, label=f"ε = {e:g}", **kw)
     for ax in axes:
         ax.set_xscale("log")
-        ax.axhline(result["random_level"], color="0.5", ls="--", lw=1)
+        ax.axhline(result["random_level"], color=S.GREY, ls=(0, (6, 3)), lw=1.5)
         ax.set_ylim(0, 1.1 * result["random_level"])
-        ax.set_ylabel(_ERROR_LABEL, fontsize=8.5)
-    axes[0].plot(n, result["nonprivate"], ":", color="0.3", label="non-private")
-    axes[0].set_xlabel("number of users n (log scale)")
-    axes[1].set_xlabel("effective sample size n·ε² (log scale)")
-    axes[2].set_xlabel("n·ε (log scale)")
-    axes[0].set_title("(a) same n, same ε: local needs far more users", fontsize=9)
-    axes[1].set_title("(b) local: curves for all ε collapse on n·ε²", fontsize=9)
-    axes[2].set_title("(c) central (Analyze Gauss): they collapse on n·ε", fontsize=9)
-    axes[0].legend(fontsize=6, ncol=2, loc="lower left")
-    axes[1].legend(fontsize=7, loc="lower left")
-    axes[2].legend(fontsize=7, loc="lower left")
+        ax.set_ylabel(_ERROR_LABEL)
+    axes[0].plot(n, result["nonprivate"], ":", color="k", label="non-private")
+    axes[0].set_xlabel(r"number of users $n$ (log scale)")
+    axes[1].set_xlabel(r"$n\varepsilon^2$ (log scale)")
+    axes[2].set_xlabel(r"$n\varepsilon$ (log scale)")
+    axes[0].set_title("(a) same n, same ε: local needs far more users", loc="left")
+    axes[1].set_title("(b) local: the curves for all ε\ncollapse on nε²", loc="left")
+    axes[2].set_title("(c) central (Analyze Gauss):\nthey collapse on nε", loc="left")
+    axes[0].legend(ncol=1, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    axes[1].legend(loc="lower left")
+    axes[2].legend(loc="lower left")
     st = result["settings"]
-    fig.suptitle(f"Effective sample size — p = {st['n_features']}, k = {st['n_components']}, Δ = {st['gap']:g}, "
-                 f"δ = {st['delta']:g}, calibration '{result['calibration']}' (random guess dashed)", fontsize=10)
+    fig.suptitle(f"Effective sample size: p = {st['n_features']}, k = {st['n_components']}, Δ = {st['gap']:g}, "
+                 f"δ = {st['delta']:g},\ncalibration '{result['calibration']}' (random guess dashed)")
     return fig
 
 

@@ -7,9 +7,9 @@ import math
 import numpy as np
 from matplotlib import patheffects
 from matplotlib.colors import to_rgba_array
-from matplotlib.figure import Figure
 
-from .plotting import LiveFigure, _fmt
+from . import _style as S
+from ._live import LiveFigure, StaticFigure, band_verts, new_figure, nice_ceil, wrap
 
 __all__ = ["EuropeMapFigure", "plot_europe_map", "plot_similarity_table", "MIN_LABELLED_SIZE"]
 
@@ -44,23 +44,30 @@ class EuropeMapFigure(LiveFigure):
     labels).
     """
 
-    figsize = (13.2, 4.9)
+    height = 10.2
+    alt = ("Three maps. (a) Where the 37 European populations live, by longitude and latitude, marker area "
+           "proportional to the people sampled. (b) The non-private PCA map of the people (first two principal "
+           "components), turned to line up with (a). (c) The private map of the chosen method, aligned to (b); "
+           "each person is a dot coloured by where their population lives, with population codes at the "
+           "centroids; the similarity scores are printed beside it.")
 
     def _build(self):
         fig = self.fig
-        fig.subplots_adjust(left=0.045, right=0.99, bottom=0.15, top=0.78, wspace=0.22)
-        self.ax_geo, self.ax_np, self.ax_priv = fig.subplots(1, 3)
-        self.title = fig.suptitle("", fontsize=11.5, fontweight="bold")
+        (self.ax_geo, self.ax_np), (self.ax_priv, self.ax_text) = fig.subplots(2, 2)
+        self.title = fig.suptitle("", fontweight="bold")
         self.ax_geo.set_xlabel("longitude (degrees east)")
         self.ax_geo.set_ylabel("latitude (degrees north)")
-        self.ax_geo.set_title("(a) where the 37 populations live\n(marker area ∝ people sampled)", fontsize=9)
+        self.ax_geo.set_title("(a) where the 37 populations live\n(marker area ∝ people sampled)", loc="left")
         for ax, which in ((self.ax_np, "non-private"), (self.ax_priv, "private")):
-            ax.set_xlabel(f"{which} map: axis 1 (≈ east–west, PC units)")
-            ax.set_ylabel(f"{which} map: axis 2 (≈ north–south, PC units)")
+            ax.set_xlabel("axis 1 (≈ east–west, PC units)")
+            ax.set_ylabel("axis 2 (≈ north–south)")
             ax.axhline(0, color="0.88", lw=0.7, zorder=0)
             ax.axvline(0, color="0.88", lw=0.7, zorder=0)
-        self.t_np = self.ax_np.set_title("", fontsize=9)
-        self.t_priv = self.ax_priv.set_title("", fontsize=9)
+        self.ax_text.axis("off")
+        self.t_np = self.ax_np.set_title("", loc="left")
+        self.ax_priv.set_title("(c) the private map", loc="left")
+        self.t_priv = self.ax_text.text(0.02, 0.98, "", transform=self.ax_text.transAxes, ha="left", va="top",
+                                        fontsize=S.NORMAL, linespacing=1.5)
         self.sc_np = self.ax_np.scatter([], [], s=5, linewidths=0, alpha=0.75)
         self.sc_priv = self.ax_priv.scatter([], [], s=5, linewidths=0, alpha=0.75)
         self._animate(self.sc_priv, self.t_priv)
@@ -85,7 +92,7 @@ class EuropeMapFigure(LiveFigure):
         self.geo_artists = [ax.scatter(xy[:, 0], xy[:, 1], s=8 + 1.6 * sizes, c=pop_colors, edgecolors="0.3",
                                        linewidths=0.5, alpha=0.9, zorder=2)]
         for (x, y), code, size in zip(xy, r["codes"], sizes):
-            self.geo_artists.append(ax.text(x, y + 0.55, code, fontsize=6.5 if size < MIN_LABELLED_SIZE else 7.5,
+            self.geo_artists.append(ax.text(x, y + 0.55, code, fontsize=S.SMALL,
                                             ha="center", va="bottom", zorder=3, path_effects=_HALO))
         ax.set_xlim(-12, 40)
         ax.set_ylim(33, 64)
@@ -99,18 +106,18 @@ class EuropeMapFigure(LiveFigure):
             ax.set_aspect("equal", adjustable="box")
         keep = [i for i, size in enumerate(r["population_sizes"]) if size >= MIN_LABELLED_SIZE]
         self._label_index = keep
-        self.np_labels = [self.ax_np.text(*r["nonprivate_centroids"][i], r["codes"][i], fontsize=7.5, ha="center",
+        self.np_labels = [self.ax_np.text(*r["nonprivate_centroids"][i], r["codes"][i], fontsize=S.SMALL, ha="center",
                                           va="center", zorder=4, path_effects=_HALO, fontweight="bold")
                           for i in keep]
         # no halo here: a stroked text costs twice as much to redraw, and these move on every slider change
-        self.priv_labels = [self.ax_priv.text(0, 0, r["codes"][i], fontsize=7.5, ha="center", va="center", zorder=4,
+        self.priv_labels = [self.ax_priv.text(0, 0, r["codes"][i], fontsize=S.SMALL, ha="center", va="center", zorder=4,
                                               fontweight="bold", color="0.05") for i in keep]
         self._animate(self.priv_labels)
-        self.t_np.set_text(f"(b) non-private PCA (PC1, PC2), turned rigidly\nto match (a): t₀ vs geography = "
+        self.t_np.set_text(f"(b) non-private PCA (PC1, PC2), turned\nto match (a): t₀ vs geography = "
                            f"{r['t0_geography_nonprivate']:.3f}\n(a random plane: t₀ ≈ "
                            f"{r['random_plane']['t0_nonprivate']:.2f} vs this map)")
-        self.title.set_text(_source_banner(r["source"]))
-        self.title.set_color("#8a2be2" if r["source"] == "simulated" else "#006400")
+        self.title.set_text(wrap(_source_banner(r["source"]), 80))
+        self.title.set_color(S.OKABE_ITO["purple"] if r["source"] == "simulated" else S.OKABE_ITO["green"])
         self._static_version += 1
 
     def _draw(self, r):
@@ -125,10 +132,12 @@ class EuropeMapFigure(LiveFigure):
         s = r["scores"]
         tag = "" if r["is_private"] else f" — {_PRIVATE_TAG}"
         self.t_priv.set_text(
-            f"(c) private map: {r['method']}{tag}\n"
-            f"ε = {_fmt(r['epsilon'])}, δ = {r['delta']:.2g}:  ‖sin Θ‖ = {s['sin_theta']:.3f}\n"
-            f"t₀ vs non-private = {s['t0_nonprivate']:.3f},  vs geography = {s['t0_geography']:.3f}")
-        self.t_priv.set_color("#b00020" if not r["is_private"] else "black")
+            f"(c) private map:\n{r['method']}{tag}\n"
+            f"ε = {S.fmt(r['epsilon'])}, δ = {r['delta']:.2g}\n\n"
+            f"sin θ_max to the non-private\ndirections: {s['sin_theta']:.3f}\n"
+            f"t₀ vs non-private map: {s['t0_nonprivate']:.3f}\n"
+            f"t₀ vs geography: {s['t0_geography']:.3f}")
+        self.t_priv.set_color(S.ERROR if not r["is_private"] else "black")
 
 
 def plot_europe_map(result):
@@ -136,16 +145,7 @@ def plot_europe_map(result):
     return EuropeMapFigure(result).fig
 
 
-_METHOD_COLORS = {
-    "Kendall (spherical)": "#1f77b4",
-    "Kendall (winsorized)": "#17becf",
-    "Analyze Gauss": "#d62728",
-    "Analyze Gauss (paper, not private)": "#ff7f0e",
-    "NSGGD": "#2ca02c",
-    "SGPCA": "#9467bd",
-}
-
-
+@S.in_house
 def plot_similarity_table(table, *, reference=None, title=None):
     """t₀ vs the non-private map and ‖sin Θ‖ against ε, mean ± sd over draws, one line per method.
 
@@ -153,13 +153,16 @@ def plot_similarity_table(table, *, reference=None, title=None):
     dict ε → (t₀ sph, t₀ AG, sin sph, sin AG) (spec §10.3's numbers), drawn as black crosses on
     the "Kendall (spherical)" and "Analyze Gauss (paper, not private)" curves.
     """
-    fig = Figure(figsize=(11.0, 3.9), dpi=90)
-    fig.subplots_adjust(left=0.07, right=0.99, bottom=0.16, top=0.83, wspace=0.25)
-    ax_t, ax_s = fig.subplots(1, 2)
+    fig = new_figure(9.0)
+    gs = fig.add_gridspec(2, 2, width_ratios=[1.0, 0.55])
+    ax_t, ax_s = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[1, 0])
+    ax_key = fig.add_subplot(gs[:, 1])
+    ax_key.axis("off")
     eps = table["epsilons"]
     methods = list(table["methods"])
-    for m in methods:
-        style = dict(color=_METHOD_COLORS.get(m, "0.3"), marker="o", ms=4, capsize=3, lw=1.6)
+    for i, m in enumerate(methods):
+        st = S.STYLES.get(m) or S.series(i)
+        style = dict(color=st["color"], marker=st["marker"], ls=st["ls"], ms=6, capsize=3, lw=1.8)
         ax_t.errorbar(eps, table[m]["t0_nonprivate"], yerr=table[m]["t0_nonprivate_sd"], label=m, **style)
         ax_s.errorbar(eps, table[m]["sin_theta"], yerr=table[m]["sin_theta_sd"], label=m, **style)
     if reference:
@@ -176,18 +179,20 @@ def plot_similarity_table(table, *, reference=None, title=None):
             first = False
     level = table.get("random_plane")
     if level:
-        kw = dict(color="0.45", ls="--", lw=1.2)
+        kw = dict(color=S.GREY, ls=(0, (6, 3)), lw=1.5)
         ax_t.axhline(level["t0_nonprivate"], label="random plane", **kw)
         ax_s.axhline(level["sin_theta"], **kw)
     for ax in (ax_t, ax_s):
         ax.set_xscale("log")
-        ax.set_xlabel("privacy budget ε (log scale)")
+        ax.set_xlabel(S.LABELS["epsilon_log"])
         ax.set_ylim(0, 1.05)
-    ax_t.set_ylabel("t₀: Procrustes correlation with the\nnon-private map (1 = same map)")
-    ax_s.set_ylabel("‖sin Θ‖ (largest angle) to the\nnon-private directions (1 = orthogonal)")
-    ax_s.legend(*ax_t.get_legend_handles_labels(), fontsize=7.5, loc="lower left", frameon=False)
-    ax_t.set_title("(a) does the private map look like the non-private one?", fontsize=9.5)
-    ax_s.set_title("(b) are the private directions close to the non-private ones?", fontsize=9.5)
+    ax_t.set_ylabel(r"$t_0$ with the non-private map" + "\n(1 = same map)")
+    ax_s.set_ylabel(r"$\sin\theta_{\max}$ to the non-private" + "\ndirections (1 = orthogonal)")
+    handles, labels = ax_t.get_legend_handles_labels()
+    ax_key.legend(handles, [wrap(label, 22) for label in labels], loc="center left", title="method",
+                  alignment="left")
+    ax_t.set_title("(a) does the private map look like the non-private one?", loc="left")
+    ax_s.set_title("(b) are the private directions close to the\nnon-private ones?", loc="left")
     fig.suptitle(title or f"{table['source']} data: mean ± sd over {table['n_draws']} releases, "
-                          f"δ = {table['delta']:g}", fontsize=11)
+                          f"δ = {table['delta']:g}")
     return fig

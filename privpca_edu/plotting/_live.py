@@ -1,0 +1,317 @@
+r"""The live-figure base of every figure in the book: build once, move artists, blit.
+
+Every figure of the book is a :class:`LiveFigure` subclass: ``_build`` creates the axes and
+artists once, ``_draw(data)`` moves them (``set_data``, ``set_height``, ``set_verts`` …) to show
+an experiment result.  The same class serves three uses:
+
+* a static figure: ``plot_sigma_curves(result)`` returns a :class:`matplotlib.figure.Figure`
+  (the last expression of a notebook cell displays it);
+* a live dashboard (:mod:`privpca_edu.widgets`): the figure is redrawn **in place** on every
+  slider release and rendered to PNG bytes with :meth:`LiveFigure.png`;
+* an error display: :meth:`LiveFigure.show_error` writes a message over the axes, so a bad
+  slider value shows what is wrong instead of a traceback.
+
+Only matplotlib's public API is used: figures are :class:`matplotlib.figure.Figure` objects on
+a plain Agg canvas (no ``pyplot``: not shown twice by the inline backend, no GUI, safe from
+widget callbacks); blitting is ``copy_from_bbox`` / ``restore_region`` / ``draw_artist``; PNGs
+are encoded by Pillow.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections import OrderedDict
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+from PIL import Image
+
+from . import _style as S
+from ._stamps import TextStamps
+
+__all__ = ["LiveFigure", "StaticFigure", "band_verts", "new_figure", "encode_png", "nice_ceil", "wrap", "bar_collection", "set_bar_heights"]
+
+
+def new_figure(height, *, width=None, layout="constrained"):
+    """A pyplot-free :class:`~matplotlib.figure.Figure` of the book's column width on an Agg canvas.
+
+    ``height`` in inches at :data:`~._style.DPI` (72: one inch is 72 displayed px); the width is
+    the text column's (:data:`~._style.WIDTH`) unless given.
+    """
+    with S.house():
+        fig = Figure(figsize=(width or S.WIDTH, height), dpi=S.DPI, layout=layout)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def nice_ceil(x):
+    """x rounded up to 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten: axis limits
+    that stay put while a slider moves a little (the cached background survives)."""
+    if not (x > 0 and math.isfinite(x)):
+        return 1.0
+    scale = 10.0 ** math.floor(math.log10(x))
+    steps = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+    return next((m * scale for m in steps if m * scale >= x * (1 - 1e-12)), 10.0 * scale)
+
+
+def wrap(text, width):
+    """Greedy word wrap of ``text`` at ``width`` characters."""
+    words, lines, line = str(text).split(), [], ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}" if line else w
+    if line:
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def encode_png(rgba):
+    """An (h, w, 4) uint8 image as RGB PNG bytes (Pillow, zlib level 1: fast, a little larger)."""
+    rgba = np.asarray(rgba)
+    image = Image.fromarray(np.ascontiguousarray(rgba[..., :3]), mode="RGB")
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=1)
+    return out.getvalue()
+
+
+def bar_collection(ax, color, **kw):
+    """Bars as one :class:`~matplotlib.collections.PolyCollection` (see :func:`set_bar_heights`):
+    one artist to draw instead of one per bar, and nothing to rebuild when their number changes."""
+    kw.setdefault("edgecolors", "none")
+    kw.setdefault("linewidths", 0)
+    bars = PolyCollection([], facecolors=color, **kw)
+    ax.add_collection(bars, autolim=False)
+    return bars
+
+
+def set_bar_heights(bars, x, heights, width, bottom=0.0):
+    """Bars of ``width`` centred on ``x`` from ``bottom`` to ``heights`` (a bar-chart PolyCollection)."""
+    x, h = np.asarray(x, dtype=float), np.asarray(heights, dtype=float)
+    left, right, zero = x - width / 2, x + width / 2, np.full_like(h, bottom)
+    bars.set_verts(np.stack([np.column_stack(c) for c in ((left, zero), (left, h), (right, h), (right, zero))], axis=1))
+
+
+class LiveFigure:
+    """A figure whose artists are created once and updated in place.
+
+    Subclasses set ``height`` (inches at 72 dpi; the width is the book's column) and implement
+    ``_build`` (create axes and artists) and ``_draw(data)`` (update them from an experiment
+    result), and may set :attr:`alt` or override :meth:`alt_text` (what the figure shows, for
+    readers who cannot see it).
+
+    Layout: figures are laid out by matplotlib's constrained layout at their first full render,
+    which is then frozen, so that later frames (whose texts change) never move the axes and a
+    blitted frame is the full render of the same state.
+
+    Fast redraws (``blit = True``).  Rendering text is most of the cost of a matplotlib frame,
+    and most text (tick labels, axis labels, legends) does not change when a slider moves.
+    Artists that ``_draw`` changes are marked *animated* (:meth:`_animate`); :meth:`png`
+    renders everything else once into a cached background (``canvas.copy_from_bbox``), and on
+    later calls only restores that background (``restore_region``) and draws the animated
+    artists on top (``draw_artist``).  A background belongs to a *key*: the axis limits, the
+    figure-level texts and :attr:`_static_version` (bump it after changing any non-animated
+    artist, or set it to a hashable that determines every non-animated artist, e.g. which
+    legend is shown).  The last :attr:`max_backgrounds` backgrounds are kept.  Saving the
+    figure (``savefig``, the inline backend) draws every artist as usual.  Animated 3-D
+    artists are projected before drawing (the view must not change between frames); set
+    ``blit = False`` to always draw in full.  Animated texts (titles and labels holding slider
+    values) are blended from a cache of rendered texts (:class:`._stamps.TextStamps`): text is
+    most of the cost of a frame, and a dashboard's texts repeat.
+    """
+
+    height = 4.0
+    blit = True
+    max_backgrounds = 6
+    #: One sentence saying what the figure shows (its alt text); see :meth:`alt_text`.
+    alt = ""
+
+    def __init__(self, data=None):
+        self.fig = new_figure(self.height)
+        self._static_version = 0
+        self._backgrounds = OrderedDict()  # key → cached background (LRU)
+        self._layout_frozen = False
+        self._stamps = TextStamps()
+        self.data = None
+        with S.house():
+            self._build()
+            # Message texts live in figure coordinates but belong to the first axes, so that they
+            # can be animated: changing them then costs no full re-render.
+            host = next((ax for ax in self.fig.axes if ax.name != "3d"), self.fig.axes[0])
+            self._error = host.text(
+                0.5, 0.5, "", transform=self.fig.transFigure, ha="center", va="center", color=S.ERROR,
+                fontsize=S.NORMAL, zorder=100, visible=False, clip_on=False, in_layout=False,
+                bbox=dict(boxstyle="round,pad=0.6", facecolor="white", edgecolor=S.ERROR, alpha=0.95),
+            )
+            self._note = host.text(0.005, 0.005, "", transform=self.fig.transFigure, ha="left", va="bottom",
+                                   fontsize=S.SMALL, color=S.NOTE, clip_on=False, in_layout=False)
+        S.finish_axes(self.fig)
+        self._animate(self._error, self._note)
+        self._reserve_note_space()
+        self.error = None
+        if data is not None:
+            self.draw(data)
+
+    # -- subclass hooks ----------------------------------------------------------------------
+    def _build(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _draw(self, data):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def alt_text(self):
+        """What the figure shows, in words (alt text of the image in the book)."""
+        return self.alt or (self.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+
+    def _animate(self, *artists):
+        """Mark artists (or containers of artists) that ``_draw`` updates."""
+        for artist in artists:
+            if isinstance(artist, (list, tuple)):
+                self._animate(*list(artist))
+            elif self.blit:
+                artist.set_animated(True)
+        return artists[0] if len(artists) == 1 else artists
+
+    def _spines_below(self, *axes, zorder=None):
+        """Draw the axes frame under the data (markers at the edge, vertical lines) in every render.
+
+        Blitting draws animated artists over the whole cached background, so a non-animated
+        artist drawn above an animated one in a full render (a spine, zorder 2.5, over a line,
+        zorder 2) would not be above it in a blitted frame.  Putting the spines below the
+        lowest zorder of the data makes both renders agree.
+        """
+        for ax in axes or self.fig.axes:
+            z = zorder if zorder is not None else min(
+                (a.get_zorder() for a in ax.get_children() if a.get_animated()), default=2.0)
+            for spine in ax.spines.values():
+                spine.set_zorder(min(spine.get_zorder(), z - 0.01))
+
+    # -- public ------------------------------------------------------------------------------
+    def draw(self, data, notes=()):
+        """Show ``data`` (an experiment result) and clear any error message."""
+        with S.house():
+            self._draw(data)
+        self.data = data
+        self.error = None
+        self._error.set_visible(False)
+        notes = list(notes)
+        if isinstance(data, dict):
+            notes += list(data.get("notes", ()))
+        self.set_notes(notes)
+        return self
+
+    def show_error(self, message):
+        """Write ``message`` in red over the axes (the last good drawing stays beneath it)."""
+        self.error = str(message)
+        self._error.set_text("Cannot draw this setting:\n" + wrap(self.error, 60))
+        self._error.set_visible(True)
+        return self
+
+    def set_notes(self, notes):
+        """A brown line at the bottom: caveats the reader should see (weak δ, …)."""
+        seen = []
+        for n in notes:
+            if n and n not in seen:
+                seen.append(n)
+        self._note.set_text("\n".join(wrap(n, 100) for n in seen[:2]))
+        self._reserve_note_space()
+        return self
+
+    def _reserve_note_space(self):
+        """Keep the bottom of the figure free for the notes: two lines in a live figure (its
+        layout is frozen at the first render, later notes must fit), as many as shown otherwise."""
+        engine = self.fig.get_layout_engine()
+        if self._layout_frozen or engine is None or not hasattr(engine, "set"):
+            return
+        lines = 2 if self.blit else (self._note.get_text().count("\n") + 1 if self._note.get_text() else 0)
+        bottom = lines * 1.25 * S.SMALL / (self.fig.get_figheight() * 72.0)
+        engine.set(rect=(0.0, bottom, 1.0, 1.0 - bottom))
+
+    def _key(self):
+        limits = tuple((ax.get_xlim(), ax.get_ylim()) for ax in self.fig.axes)
+        texts = tuple((t.get_text(), t.get_visible()) for t in self.fig.texts)
+        return limits, texts, self._static_version
+
+    def _full_draw(self):
+        canvas = self.fig.canvas
+        with S.house():
+            canvas.draw()
+        if not self._layout_frozen:
+            # the layout of the first render is kept: later frames never move the axes
+            self.fig.set_layout_engine("none")
+            self._layout_frozen = True
+            self._backgrounds.clear()
+
+    def render(self):
+        """Render the figure into the canvas buffer (blitting when possible)."""
+        canvas = self.fig.canvas
+        messages = (self._note, self._error)
+        if not self._layout_frozen:
+            self._full_draw()
+        dynamic = [[a for a in ax.get_children()
+                    if a.get_animated() and a.get_visible() and all(a is not m for m in messages)]
+                   for ax in self.fig.axes]
+        if not self.blit or not any(dynamic):
+            # A subclass that animates nothing gets a full draw every time: never a stale image.
+            self._full_draw()
+        else:
+            key = self._key()
+            background = self._backgrounds.get(key)
+            if background is None:
+                self._full_draw()  # animated artists are skipped here
+                self._backgrounds[key] = canvas.copy_from_bbox(self.fig.bbox)
+                while len(self._backgrounds) > self.max_backgrounds:
+                    self._backgrounds.popitem(last=False)
+            else:
+                self._backgrounds.move_to_end(key)
+                canvas.restore_region(background)
+            renderer = canvas.get_renderer()
+            for group in dynamic:
+                for artist in sorted(group, key=lambda a: a.get_zorder()):
+                    if hasattr(artist, "do_3d_projection"):  # 3-D collections project in Axes3D.draw,
+                        artist.do_3d_projection()  # which the blitting path does not run
+                    if isinstance(artist, Text) and self._stamps.draw(artist, renderer):
+                        continue  # a title or label seen before: its stamp, blended (see _stamps)
+                    self.fig.draw_artist(artist)
+        for message in messages:  # last, on top of every axes (animated ones are not in the draw)
+            if message.get_visible() and message.get_animated():
+                self.fig.draw_artist(message)
+
+    def png(self):
+        """Render the figure and return PNG bytes."""
+        self.render()
+        return encode_png(np.asarray(self.fig.canvas.buffer_rgba()))
+
+    def _repr_png_(self):  # a LiveFigure is displayable by itself in a notebook
+        return self.png()
+
+
+class StaticFigure(LiveFigure):
+    """A figure drawn once (a notebook's static figure): a full redraw on every update.
+
+    Its ``_draw`` may clear and refill the axes (``cla``), which suits a figure drawn once.
+    """
+
+    blit = False
+
+
+def band_verts(x, low, high):
+    """Polygons of a min–max band (as ``fill_between``), split where a value is not finite."""
+    x, low, high = (np.asarray(a, dtype=float) for a in (x, low, high))
+    ok = np.isfinite(x) & np.isfinite(low) & np.isfinite(high)
+    polys, start = [], None
+    for i in range(len(x) + 1):
+        if i < len(x) and ok[i]:
+            start = i if start is None else start
+        elif start is not None:
+            sl = slice(start, i)
+            polys.append(np.concatenate([np.column_stack([x[sl], low[sl]]),
+                                         np.column_stack([x[sl], high[sl]])[::-1]]))
+            start = None
+    return polys
