@@ -95,8 +95,8 @@ def test_answer_key_rejects_non_integer_exact_answer():
 
 
 def test_student_sources_have_no_solutions_and_no_answers(tmp_path):
-    """What the student build compiles: no collapsed solution, no solution cell, no answer
-    outside the quotes a chapter makes on purpose (see answers.STATED_IN_TEXT)."""
+    """What the student build compiles: no collapsed solution, no solution cell, and no expected
+    value anywhere in its chapter's sources (no exercise asks for a number its chapter prints)."""
     from privpca_edu._coursekit import student
 
     removed = student.prepare(tmp_path)

@@ -12,9 +12,9 @@ text file of the built site (pages, search index, the notebooks offered for down
   integer when it is one), matched as a whole number (not as part of a longer one), in its
   chapter's page and downloadable notebook and on every page that is not a chapter.  Other
   chapters legitimately compute the same numbers as results of their own (√2 = 1.4142, the
-  random-guess level 2.23); those are not answers there.  A few exercises ask the student to
-  reproduce a number their chapter quotes (a table, a printout): ``answers.STATED_IN_TEXT`` allows
-  the value right after that quote and nowhere else.
+  random-guess level 2.23); those are not answers there.  No exercise asks for a number its
+  chapter prints (a table, a printout, a caption): an exercise that builds on one asks for the
+  same computation in another setting, so every appearance of an answer on its page is a leak.
 
 Values with fewer than three significant figures (``0``, ``1``, ``2``, ``4``, ``0.02``, ``5000``, ...) occur
 all over a book about PCA (slider options, axis ticks) and cannot be searched for meaningfully;
@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 from . import notebooks as nbio
-from .answers import ROOT, STATED_IN_TEXT, chapter_of, expected_values
+from .answers import ROOT, chapter_of, expected_values
 
 # What the book build reads (see _config.yml / _toc.yml), plus the fetched JavaScript.
 SOURCES = ("_config.yml", "_toc.yml", "book", "notebooks")
@@ -117,20 +117,16 @@ DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s\\n\"]+")
 
 
 def find_answers(text, chapter=None):
-    """[(id, token, context)] for every expected value found in ``text``, except where the
-    chapter's own text states it on purpose (``answers.STATED_IN_TEXT``: the value right after
-    the given phrase).  ``chapter`` (a notebook file name): search only for its exercises."""
+    """[(id, token, context)] for every expected value found in ``text``.  ``chapter`` (a
+    notebook file name): search only for its exercises."""
     text = DATA_URI.sub("data:", text)       # embedded images are not text
     found = []
     where = chapter_of()
     for ident, pattern in _patterns().items():
         if chapter is not None and where[ident] != chapter:
             continue
-        allowed = STATED_IN_TEXT.get(ident)
         for m in pattern.finditer(text):
             before = text[max(0, m.start() - 80):m.start()]
-            if allowed and re.search(allowed + r"\s*$", before):
-                continue
             context = (before[-60:] + m.group(0) + text[m.end():m.end() + 20]).replace("\n", " ")
             found.append((ident, m.group(0), context))
     return found
