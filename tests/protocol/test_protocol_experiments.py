@@ -59,7 +59,7 @@ def test_hospitals_twin_caches_phase_one_and_reports_every_party():
     from matplotlib.text import Text
 
     texts = " ".join(t.get_text() for t in fig.findobj(Text))
-    assert "one simulated noise draw" in texts and "not a sequence of releases" in texts
+    assert "one simulated noise draw" in texts.lower() and "not a sequence of releases" in texts
     assert "rescaled" in ex.hospitals_demo.__doc__ and "not a sequence of releases" in ex.hospitals_demo.__doc__
 
 
