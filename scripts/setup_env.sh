@@ -20,7 +20,7 @@ VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 STAMP="$VENV/.setup_env.stamp"
 PYTHON="${PYTHON:-python3}"
-EXTRAS="test,book,browser,crypto,course"
+EXTRAS="test,book,browser,crypto,course,scale"
 
 log() { printf '[setup_env] %s\n' "$*"; }
 now() { date +%s; }
@@ -124,7 +124,8 @@ fi
 "$PY" - <<'EOF'
 import importlib.metadata as md
 names = ["numpy", "scipy", "matplotlib", "scikit-learn", "ipywidgets", "jupyterlab", "jupyter-book", "pytest",
-         "hypothesis", "nbmake", "phe", "gmpy2", "playwright", "nbgrader", "jupyterlab-rise"]
+         "hypothesis", "nbmake", "phe", "gmpy2", "playwright", "nbgrader", "jupyterlab-rise", "joblib", "tqdm",
+         "dask", "distributed"]
 vers = []
 for name in names:
     try:

@@ -38,6 +38,7 @@ __all__ = [
     "figure3b",
     "figure4a",
     "figure4b",
+    "final_error",
     "table1",
     "PAPER_TABLE1",
 ]
@@ -175,6 +176,26 @@ def _mod_sulq_error(scatter, n, n_components, epsilon, delta, truth, rng):
     beta = mod_sulq_noise_scale(d, n, epsilon, delta)
     _, V = top_eigenvectors(scatter / n + symmetric_noise(d, beta, random_state=rng), n_components)
     return subspace_distance(V, truth)
+
+
+def final_error(method, scatter, n_samples, truth, *, epsilon, delta, sparsity=50, n_iter=10, ppca_sweeps=1000,
+                random_state=None):
+    """D(Q̂, Q*) of one run of ``method`` ("DPS-PCA", "PPCA" or "MOD-SuLQ") on a cached scatter matrix.
+
+    One repetition of one point of Fig. 4, as :func:`figure4a` and :func:`figure4b` compute it
+    (DPS-PCA's final iterate, PPCA's Gibbs sampler, MOD-SuLQ's noisy covariance), for running the
+    grid point by point (``python -m privpca_edu.reproduce dps-pca``).
+    """
+    check_option(method, "method", ("DPS-PCA", "PPCA", "MOD-SuLQ"))
+    rng = check_random_state(random_state)
+    k = truth.shape[1]
+    if method == "DPS-PCA":
+        return float(trajectories(scatter, n_samples, truth, epsilon=epsilon, delta=delta, sparsity=sparsity,
+                                  n_iter=n_iter, seeds=[rng])[0, -1])
+    if method == "PPCA":
+        with single_threaded_blas():
+            return float(_ppca_error(scatter, k, epsilon, ppca_sweeps, truth, rng))
+    return float(_mod_sulq_error(scatter, n_samples, k, epsilon, delta, truth, rng))
 
 
 def figure4a(scale="paper", *, epsilons=None, delta=0.3, n_seeds=3, ppca_sweeps=1000, data_seed=0, progress=False,

@@ -60,11 +60,13 @@ __all__ = [
     "PAPER_SPARSE",
     "second_moment",
     "ldp_error_curves",
+    "repetition_errors",
     "paper_figure",
     "effective_sample_size",
     "ldp_dashboard_data",
     "user_report_example",
     "real_data_table",
+    "real_data_repetition",
     "REAL_DATASETS",
     "clear_caches",
 ]
@@ -121,20 +123,25 @@ def _wishart_second_moment(Sigma, n, rng):
 @lru_cache(maxsize=256)
 def _second_moment_cached(n, p, k, gap, support_size, seed, method):
     V, Sigma, eigenvalues, support = _model(p, k, gap, support_size, seed)
-    rng = _stream(seed, "second_moment", n)
+    return _draw_second_moment(np.asarray(V), np.asarray(Sigma), gap, n, method, _stream(seed, "second_moment", n))
+
+
+def _draw_second_moment(V, Sigma, gap, n, method, rng):
+    """(S, method used): S of n rows of the model (V, Σ), drawn with ``rng`` (see :func:`second_moment`)."""
+    p = V.shape[0]
     if method == "auto":
         method = "wishart" if n >= p and n * p > 200_000 else "data"
     if method == "wishart":
         if n < p:
             raise ValueError(f"method='wishart' needs n_samples >= n_features, got n={n} < p={p}")
-        return _frozen(_wishart_second_moment(np.asarray(Sigma), n, rng)), method
+        return _frozen(_wishart_second_moment(Sigma, n, rng)), method
     # Rows in chunks, exactly as datasets.ldp_spiked draws them (same model V), clipped to norm 1.
     S = np.zeros((p, p))
     done = 0
     chunk = max(1, 2_000_000 // p)
     while done < n:
         m = min(chunk, n - done)
-        X = _rows(np.asarray(V), gap, m, rng)
+        X = _rows(V, gap, m, rng)
         S += X.T @ X
         done += m
     return _frozen(S / n), "data"
@@ -245,8 +252,9 @@ def _ldp_estimator(algorithm, k, epsilon, delta, calibration, seed, solver):
 def _ldp_errors(S, n, V, algorithm, epsilon, delta, calibration, n_repeats, seed, solver):
     k = V.shape[1]
     errors, iters = [], []
-    for r in range(n_repeats):
-        est = _ldp_estimator(algorithm, k, epsilon, delta, calibration, _stream(seed, "ldp", algorithm, r), solver)
+    for r in range(n_repeats):  # seed: an int (one stream per repeat) or a Generator (used in turn)
+        rng = seed if isinstance(seed, np.random.Generator) else _stream(seed, "ldp", algorithm, r)
+        est = _ldp_estimator(algorithm, k, epsilon, delta, calibration, rng, solver)
         est.fit_second_moment(S, n)
         errors.append(subspace_distance(est.components_, V, kind="projection"))
         iters.append(getattr(est, "n_iter_", 0))
@@ -400,6 +408,25 @@ def ldp_error_curves(algorithm="dense", x="n_samples", x_values=(10_000, 100_000
                 curve_name=curve_name, mean=mean, se=se, nonprivate=nonpriv, iterations=iters,
                 random_level=level, algorithm=algorithm, settings=base, n_repeats=n_repeats,
                 calibration=calibration, notes=notes)
+
+
+def repetition_errors(algorithm, n_samples, n_features, n_components, *, support_size=None, gap=1.0, epsilon=2.0,
+                      delta=1e-4, calibration="replacement", solver=None, method="auto", model_seed=0,
+                      random_state=None):
+    """One repetition at one point of Figures 1–2: a fresh sample and one noise draw.
+
+    The population (V, Σ) is the cached model of ``model_seed`` (shared by every point, as in
+    :func:`ldp_error_curves`); the sample's S and the mechanism's noise come from
+    ``random_state`` (a SeedSequence or Generator).  Returns ``(error, non-private error, ADMM
+    iterations)``; used to run the figures' grids task by task (``python -m privpca_edu.reproduce``).
+    """
+    check_option(algorithm, "algorithm", ("dense", "sparse"))
+    rng = np.random.default_rng(random_state)
+    V, Sigma, _, _ = _model(n_features, n_components, float(gap), support_size, model_seed)
+    V = np.asarray(V)
+    S, _ = _draw_second_moment(V, np.asarray(Sigma), float(gap), n_samples, method, rng)
+    errors, iters = _ldp_errors(S, n_samples, V, algorithm, epsilon, delta, calibration, 1, rng, dict(solver or {}))
+    return float(errors[0]), float(_pca_error(S, V)), int(iters[0])
 
 
 #: Grids of :func:`paper_figure`.  The paper's exact grids are unreadable in our copy (spec §9):
@@ -915,6 +942,39 @@ REAL_DATA_SCALING_NOTE = (
     "is outside the local-DP guarantee. Scaling each row to norm 1 uses only the user's own record.")
 
 
+def _sparse_targets(truth, levels):
+    """Table 1's truth for each s: None when s < k, the dense truth when s ≥ p, else its best
+    s-row-sparse version (truncated to the s largest rows, re-orthonormalised)."""
+    p, k = truth.shape
+    return [None if s < k else truth if s >= p else thin_qr(truncate_rows(truth, s))[0] for s in levels]
+
+
+def real_data_repetition(dataset, sparsity_levels=(5, 10, 20), *, n_components=5, epsilon=2.0, delta=1e-4,
+                         calibration="replacement", solver=(("adaptive_rho", True),), random_state=None):
+    """One repetition of :func:`real_data_table` on one data set: one run of Algorithms 1 and 2.
+
+    Returns a dict: ``dense`` (Algorithm 1 against the dense truth), ``sparse`` (Algorithm 2
+    against each s's truth; NaN for s < k), ``sparse_dense_truth``, ``size``, ``random_level``,
+    ``max_error``.  The noise comes from ``random_state`` (a SeedSequence or Generator); used to
+    run the table task by task (``python -m privpca_edu.reproduce ldp-pca``).
+    """
+    X = _load_real(dataset)
+    n, p = X.shape
+    k = check_int(n_components, "n_components", low=1, high=p - 1)
+    levels = [check_int(s, "sparsity_levels", low=1) for s in sparsity_levels]
+    S = X.T @ X / n
+    _, truth = top_eigenvectors(S, k)
+    rng = np.random.default_rng(random_state)
+    dense, _ = _ldp_errors(S, n, truth, "dense", epsilon, delta, calibration, 1, rng, {})
+    B = LocalSparsePCA(k, epsilon=epsilon, delta=delta, calibration=calibration, random_state=rng,
+                       **dict(solver or {})).fit(X).components_.T
+    return dict(dense=float(dense[0]),
+                sparse=[math.nan if t is None else subspace_distance(B, t, kind="projection")
+                        for t in _sparse_targets(truth, levels)],
+                sparse_dense_truth=subspace_distance(B, truth, kind="projection"), size=(n, p),
+                random_level=random_subspace_distance(p, k, kind="projection"), max_error=math.sqrt(2 * min(k, p - k)))
+
+
 def real_data_table(datasets=("digits", "wine", "breast_cancer"), sparsity_levels=(5, 10, 20), *, n_components=5,
                     epsilon=2.0, delta=1e-4, calibration="replacement", n_repeats=20, solver=(("adaptive_rho", True),),
                     random_state=0):
@@ -984,14 +1044,9 @@ def real_data_table(datasets=("digits", "wine", "breast_cancer"), sparsity_level
                 est = LocalSparsePCA(k, epsilon=eps, delta=delta, calibration=calibration,
                                      random_state=_stream(seed, "real", name, r), **dict(solver or {})).fit(X)
                 sparse_bases.append(est.components_.T)
-            sparse_cells = []
-            for s in levels:
-                if s < k:
-                    sparse_cells.append(math.nan)
-                    continue
-                target = truth if s >= p else thin_qr(truncate_rows(truth, s))[0]
-                sparse_cells.append(float(np.mean([subspace_distance(B, target, kind="projection")
-                                                   for B in sparse_bases])))
+            sparse_cells = [math.nan if target is None else
+                            float(np.mean([subspace_distance(B, target, kind="projection") for B in sparse_bases]))
+                            for target in _sparse_targets(truth, levels)]
             rows.append(dict(
                 dataset=name, size=(n, p), sparse=sparse_cells, dense=float(dense.mean()),
                 sparse_dense_truth=float(np.mean([subspace_distance(B, truth, kind="projection")

@@ -54,6 +54,7 @@ __all__ = [
     "FAMILIES",
     "SCALES",
     "method_losses",
+    "repetition_losses",
     "error_vs_n",
     "figures_2_to_4",
     "error_vs_epsilon",
@@ -181,6 +182,21 @@ def _family_kwargs(family, df, contamination):
     return dict(family="gaussian")
 
 
+def repetition_losses(family, n_samples, n_features, seed, *, epsilons=(1.0,), delta=1e-5, methods=METHODS,
+                      baselines="paper", calibration="classic", df=1.0, contamination=0.05):
+    """One repetition of Figs 2–5: draw a data set of the law from ``seed``, return :func:`method_losses`.
+
+    ``seed`` (a :class:`numpy.random.SeedSequence`) spawns the data's generator and the noise
+    seed, exactly as one cell of :func:`error_vs_n` or one repetition of :func:`error_vs_epsilon`
+    does; used to run those grids cell by cell (``python -m privpca_edu.reproduce g-dppca``).
+    """
+    data_rng, noise_rng = (np.random.default_rng(c) for c in seed.spawn(2))
+    data = elliptical(n_samples, n_features, random_state=data_rng, **_family_kwargs(family, df, contamination))
+    with _quiet(), single_threaded_blas():
+        return method_losses(data.X, data.components, epsilons, delta, methods=methods, baselines=baselines,
+                             calibration=calibration, random_state=int(noise_rng.integers(2**31)))
+
+
 def error_vs_n(family="gaussian", *, scale="book", n_samples=None, n_features=None, n_reps=None, epsilon=1.0,
                delta=1e-5, methods=METHODS, baselines="paper", calibration="classic", df=1.0, contamination=0.05,
                progress=True, random_state=0):
@@ -197,7 +213,7 @@ def error_vs_n(family="gaussian", *, scale="book", n_samples=None, n_features=No
     ns = tuple(n_samples or cfg["n_samples"])
     ds = tuple(n_features or cfg["n_features"])
     reps = check_int(n_reps or cfg["n_reps"], "n_reps", low=1)
-    fam = _family_kwargs(family, df, contamination)
+    _family_kwargs(family, df, contamination)  # checks family before any work
     losses = {m: np.zeros((len(ds), len(ns), reps)) for m in methods}
     seq = np.random.SeedSequence(random_state)
     cells = [(i, j, r) for i in range(len(ds)) for j in range(len(ns)) for r in range(reps)]
@@ -205,10 +221,9 @@ def error_vs_n(family="gaussian", *, scale="book", n_samples=None, n_features=No
     with _quiet():
         with single_threaded_blas():
             for (i, j, r), s in _progress(list(zip(cells, data_seeds)), progress, f"Fig. {family}", len(cells)):
-                data_rng, noise_seed = (np.random.default_rng(c) for c in s.spawn(2))
-                data = elliptical(ns[j], ds[i], random_state=data_rng, **fam)
-                res = method_losses(data.X, data.components, (epsilon,), delta, methods=methods, baselines=baselines,
-                                    calibration=calibration, random_state=int(noise_seed.integers(2**31)))
+                res = repetition_losses(family, ns[j], ds[i], s, epsilons=(epsilon,), delta=delta, methods=methods,
+                                        baselines=baselines, calibration=calibration, df=df,
+                                        contamination=contamination)
                 for m in methods:
                     losses[m][i, j, r] = res[m][0]
     mean = {m: v.mean(axis=2) for m, v in losses.items()}
@@ -238,16 +253,15 @@ def error_vs_epsilon(family="gaussian", *, scale="book", epsilons=None, n_sample
     n = check_int(n_samples or cfg["fig5_n"], "n_samples", low=2)
     d = check_int(n_features or cfg["fig5_d"], "n_features", low=3)
     reps = check_int(n_reps or cfg["n_reps"], "n_reps", low=1)
-    fam = _family_kwargs(family, df, contamination)
+    _family_kwargs(family, df, contamination)  # checks family before any work
     losses = {m: np.zeros((len(eps), reps)) for m in methods}
     seeds = np.random.SeedSequence(random_state).spawn(reps)
     with _quiet():
         with single_threaded_blas():
             for r, s in _progress(list(enumerate(seeds)), progress, f"Fig. 5 {family}", reps):
-                data_rng, noise_rng = (np.random.default_rng(c) for c in s.spawn(2))
-                data = elliptical(n, d, random_state=data_rng, **fam)
-                res = method_losses(data.X, data.components, eps, delta, methods=methods, baselines=baselines,
-                                    calibration=calibration, random_state=int(noise_rng.integers(2**31)))
+                res = repetition_losses(family, n, d, s, epsilons=eps, delta=delta, methods=methods,
+                                        baselines=baselines, calibration=calibration, df=df,
+                                        contamination=contamination)
                 for m in methods:
                     losses[m][:, r] = res[m]
     mean = {m: v.mean(axis=1) for m, v in losses.items()}

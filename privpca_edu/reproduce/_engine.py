@@ -1,0 +1,222 @@
+"""Run a paper's grid of (setting, repetition) tasks on joblib workers or a Dask cluster.
+
+Reproducibility: task ``i`` of a grid draws all its randomness from child ``i`` of
+``numpy.random.SeedSequence(seed).spawn(len(grid))``, rebuilt fresh in the worker (a spawned
+child that was already used would spawn different grandchildren).  Every task runs with one
+BLAS thread (:func:`threadpoolctl.threadpool_limits`), so
+
+* ``n_jobs`` workers never oversubscribe the cores (each uses exactly one), and
+* no floating-point reduction depends on how many BLAS threads happened to run it,
+
+hence the results are bit-identical for any ``n_jobs`` and either backend.
+
+Resuming: each finished task is written at once (atomically: a temporary file, then
+:func:`os.replace`) to ``cache_dir``, under a name derived from the paper, the scale, the grid
+point (its experiment, index and parameters) and the package version.  A rerun loads what is
+there and computes only the rest, so an interrupted run (Ctrl-C, a killed job, a lost cluster)
+continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Task", "TaskResult", "run_tasks", "task_seed", "BACKENDS"]
+
+BACKENDS = ("loky", "dask")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One grid point: ``fn(seed=SeedSequence, **kwargs)`` for a setting and a repetition.
+
+    ``experiment`` names the table or figure it belongs to, ``point`` the setting and the
+    repetition (a dict of plain values: it labels the result and enters the cache key).
+    ``fn`` must be importable by name (a module-level function), so that workers can run it.
+    """
+
+    experiment: str
+    point: dict
+    fn: object
+    kwargs: dict = field(default_factory=dict)
+
+    def describe(self):
+        """A JSON-able description: what the cache key is made of (besides paper, scale, version)."""
+        return dict(experiment=self.experiment, point=self.point,
+                    fn=f"{self.fn.__module__}.{self.fn.__qualname__}", kwargs=self.kwargs)
+
+
+@dataclass
+class TaskResult:
+    value: object
+    seconds: float
+    notes: tuple
+    cached: bool = False
+
+
+def task_seed(seed, n_tasks, index):
+    """The SeedSequence of grid index ``index`` (child ``index`` of ``SeedSequence(seed).spawn(n_tasks)``)."""
+    return np.random.SeedSequence(seed).spawn(n_tasks)[index]
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, (tuple, set, frozenset, np.ndarray)):
+        return list(value)
+    return repr(value)
+
+
+def cache_name(paper, scale, version, seed, index, task):
+    """File name of a task's cached result: readable prefix, hash of everything that defines it."""
+    blob = json.dumps(dict(paper=paper, scale=scale, version=version, seed=seed, index=index, **task.describe()),
+                      sort_keys=True, default=_json_default)
+    digest = hashlib.sha256(blob.encode()).hexdigest()[:16]
+    return f"{task.experiment}-{index:05d}-{digest}.pkl"
+
+
+def _call(fn, kwargs, entropy, spawn_key):
+    """Run one task in a worker: fresh SeedSequence, one BLAS thread, warnings collected."""
+    from threadpoolctl import threadpool_limits
+
+    seed = np.random.SeedSequence(entropy, spawn_key=tuple(spawn_key))
+    notes = []
+    t0 = time.perf_counter()
+    with threadpool_limits(limits=1), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = fn(seed=seed, **kwargs)
+    seconds = time.perf_counter() - t0
+    for w in caught:
+        message = str(w.message).splitlines()[0] if str(w.message) else w.category.__name__
+        if message not in notes:
+            notes.append(message)
+    return value, seconds, tuple(notes)
+
+
+def _indexed_call(index, fn, kwargs, entropy, spawn_key):
+    return (index,) + _call(fn, kwargs, entropy, spawn_key)
+
+
+def _load(path):
+    try:
+        with open(path, "rb") as fh:
+            value, seconds, notes = pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+        return None  # absent, or a file from a killed writer that somehow survived: recompute
+    return TaskResult(value, seconds, notes, cached=True)
+
+
+def _store(path, value, seconds, notes):
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as fh:
+        pickle.dump((value, seconds, notes), fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+
+
+def _progress_bar(total, initial, desc, enabled):
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, desc=desc, unit="task", smoothing=0.05, dynamic_ncols=True)
+
+
+def _iter_loky(jobs, n_jobs):
+    if n_jobs == 1:  # in this process: no pickling, no pool to start
+        for job in jobs:
+            yield _indexed_call(*job)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered", batch_size=1,
+                        pre_dispatch="2*n_jobs")
+    yield from parallel(delayed(_indexed_call)(*job) for job in jobs)
+
+
+def _iter_dask(jobs, n_jobs, scheduler):
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler is None:
+        # a private cluster on this machine: loopback only, no dashboard, closed at the end
+        cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None, silence_logs=40)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        futures = [client.submit(_indexed_call, *job, pure=False, key=f"privpca-task-{job[0]}-{os.getpid()}")
+                   for job in jobs]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:
+            client.cancel([f for f in futures if not f.done()])
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def resolve_n_jobs(n_jobs):
+    """``-1`` (or None) → every core this process may use; otherwise a positive int."""
+    if n_jobs is None or n_jobs == -1:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except (AttributeError, OSError):  # pragma: no cover - not Linux
+            return max(1, os.cpu_count() or 1)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive int or -1 (all cores), got {n_jobs!r}")
+    return int(n_jobs)
+
+
+def run_tasks(tasks, *, paper, scale, version, seed=0, n_jobs=1, backend="loky", scheduler=None, cache_dir=None,
+              progress=True, on_result=None):
+    """Results of ``tasks`` (a list of :class:`TaskResult`, in grid order), computing only uncached ones.
+
+    ``on_result(index, result)`` is called in the main process after each computed task has
+    been cached (used by the tests to interrupt a run).
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if scheduler is not None and backend != "dask":
+        raise ValueError("scheduler= needs backend='dask'")
+    n_jobs = resolve_n_jobs(n_jobs)
+    n = len(tasks)
+    children = np.random.SeedSequence(seed).spawn(n)
+    paths = [None] * n
+    results = [None] * n
+    if cache_dir is not None:
+        os.makedirs(cache_dir, exist_ok=True)
+        for i, task in enumerate(tasks):
+            paths[i] = os.path.join(cache_dir, cache_name(paper, scale, version, seed, i, task))
+            results[i] = _load(paths[i])
+    todo = [i for i in range(n) if results[i] is None]
+    jobs = [(i, tasks[i].fn, tasks[i].kwargs, children[i].entropy, children[i].spawn_key) for i in todo]
+    bar = _progress_bar(n, n - len(todo), f"{paper} ({scale})", progress)
+    try:
+        if jobs:
+            stream = (_iter_loky(jobs, n_jobs) if backend == "loky" else
+                      _iter_dask(jobs, n_jobs, scheduler))
+            for i, value, seconds, notes in stream:
+                if paths[i] is not None:
+                    _store(paths[i], value, seconds, notes)
+                results[i] = TaskResult(value, seconds, notes)
+                if bar is not None:
+                    bar.update(1)
+                if on_result is not None:
+                    on_result(i, results[i])
+    finally:
+        if bar is not None:
+            bar.close()
+    return results
