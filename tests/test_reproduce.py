@@ -1,0 +1,156 @@
+"""python -m privpca_edu.reproduce: same numbers on any workers and backend, resumes after an interruption."""
+
+from __future__ import annotations
+
+import filecmp
+import glob
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("joblib")
+pytest.importorskip("distributed")
+
+from privpca_edu import reproduce  # noqa: E402
+from privpca_edu.reproduce import _engine  # noqa: E402
+from privpca_edu.reproduce.__main__ import main  # noqa: E402
+
+PAPERS = tuple(reproduce.PAPERS)
+
+
+def _csvs(folder):
+    """The seeded tables (``*_timing.csv`` hold measured times, which differ between runs)."""
+    return sorted(os.path.basename(f) for f in glob.glob(os.path.join(folder, "*.csv"))
+                  if not f.endswith("_timing.csv"))
+
+
+def _assert_same_tables(a, b):
+    names = _csvs(a)
+    assert names and names == _csvs(b)
+    different = [n for n in names if not filecmp.cmp(os.path.join(a, n), os.path.join(b, n), shallow=False)]
+    assert not different, f"{different} differ between {a} and {b}"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """Every paper at quick scale on one worker, in this process."""
+    root = tmp_path_factory.mktemp("serial")
+    out = {}
+    for paper in PAPERS:
+        out[paper] = str(root / paper)
+        reproduce.run(paper, "quick", n_jobs=1, out=out[paper], progress=False, figures=paper == "dps-pca")
+    return out
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+                      silence_logs=40) as c:
+        yield c
+
+
+def test_reference_run_writes_tables_figures_and_report(reference):
+    folder = reference["dps-pca"]
+    assert {"fig3a.csv", "fig3b.csv", "fig4a.csv", "fig4b.csv"} <= set(_csvs(folder))
+    assert os.path.exists(os.path.join(folder, "table1_timing.csv"))
+    assert glob.glob(os.path.join(folder, "*.png"))
+    report = open(os.path.join(folder, "report.md"), encoding="utf-8").read()
+    assert "Fig. 3(a)" in report and "Table 1" in report
+    assert "## The paper's orderings, checked" in report
+    assert "holds" in report
+    for word in ("spec", "shared/"):
+        assert word not in report
+    for paper in PAPERS:  # every paper checks some of its orderings
+        text = open(os.path.join(reference[paper], "report.md"), encoding="utf-8").read()
+        assert text.count("” — holds") + text.count("” — **does NOT hold**") >= 3
+
+
+def test_two_loky_workers_give_identical_tables(reference, tmp_path):
+    for paper in PAPERS:
+        out = str(tmp_path / paper)
+        reproduce.run(paper, "quick", n_jobs=2, out=out, progress=False, figures=False)
+        _assert_same_tables(reference[paper], out)
+
+
+def test_dask_cluster_gives_identical_tables(reference, cluster, tmp_path):
+    for paper in PAPERS:
+        out = str(tmp_path / paper)
+        reproduce.run(paper, "quick", backend="dask", scheduler=cluster.scheduler_address, out=out, progress=False,
+                      figures=False)
+        _assert_same_tables(reference[paper], out)
+
+
+def test_cli_dask_starts_and_closes_its_own_local_cluster(reference, tmp_path, capsys):
+    out = str(tmp_path / "g")
+    assert main(["g-dppca", "--scale", "quick", "--backend", "dask", "--n-jobs", "2", "--out", out,
+                 "--no-progress", "--no-figures"]) == 0
+    assert "orderings hold" in capsys.readouterr().out
+    _assert_same_tables(reference["g-dppca"], out)
+
+
+def test_interrupted_run_resumes_with_the_same_tables(reference, tmp_path):
+    out = str(tmp_path / "dps")
+    n_tasks = len(reproduce.paper_tasks("dps-pca", "quick")[1])
+    seen = []
+
+    def interrupt(index, result):
+        seen.append(index)
+        if len(seen) == 5:
+            raise KeyboardInterrupt  # what Ctrl-C does in the main process
+
+    with pytest.raises(KeyboardInterrupt):
+        reproduce.run("dps-pca", "quick", n_jobs=2, out=out, progress=False, figures=False, on_result=interrupt)
+    cache = os.path.join(out, ".cache")
+    done = sorted(glob.glob(os.path.join(cache, "*.pkl")))
+    assert 5 <= len(done) < n_tasks
+    # a writer killed mid-write leaves at most a temporary file; a damaged entry is recomputed
+    open(os.path.join(cache, "fig3a-00000-0000000000000000.pkl.123.tmp"), "wb").write(b"\x80\x04")
+    with open(done[0], "r+b") as fh:
+        fh.truncate(3)
+    res = reproduce.run("dps-pca", "quick", n_jobs=1, out=out, progress=False, figures=False)
+    assert res["cached"] == len(done) - 1
+    _assert_same_tables(reference["dps-pca"], out)
+    again = reproduce.run("dps-pca", "quick", n_jobs=1, out=out, progress=False, figures=False)
+    assert again["cached"] == n_tasks
+
+
+def test_each_task_draws_from_its_own_spawned_seed():
+    calls = []
+
+    def fn(seed):
+        calls.append(seed.spawn_key)
+        return float(np.random.default_rng(seed).random())
+
+    fn.__module__, fn.__qualname__ = __name__, "fn"
+    tasks = [_engine.Task("x", dict(rep=r), fn) for r in range(4)]
+    results = _engine.run_tasks(tasks, paper="p", scale="quick", version="0", seed=7, progress=False)
+    children = np.random.SeedSequence(7).spawn(4)
+    assert [r.value for r in results] == [float(np.random.default_rng(c).random()) for c in children]
+    assert calls == [c.spawn_key for c in children]
+
+
+def test_bad_arguments_are_refused(tmp_path, capsys):
+    with pytest.raises(ValueError, match="paper must be one of"):
+        reproduce.run("pca", "quick", out=str(tmp_path))
+    with pytest.raises(ValueError, match="scale must be one of"):
+        reproduce.run("dps-pca", "huge", out=str(tmp_path))
+    with pytest.raises(ValueError, match="backend must be one of"):
+        reproduce.run("dps-pca", "quick", backend="ray", out=str(tmp_path))
+    with pytest.raises(ValueError, match="n_jobs must be"):
+        reproduce.run("dps-pca", "quick", n_jobs=0, out=str(tmp_path))
+    with pytest.raises(ValueError, match="needs"):
+        reproduce.run("dps-pca", "quick", scheduler="tcp://127.0.0.1:1", out=str(tmp_path))
+    with pytest.raises(SystemExit):
+        main(["dps-pca", "--scheduler", "tcp://127.0.0.1:1"])
+    assert "--scheduler needs --backend dask" in capsys.readouterr().err
+
+
+def test_list_names_every_paper_and_scale(capsys):
+    assert main(["--list"]) == 0
+    text = capsys.readouterr().out
+    for paper in PAPERS:
+        assert paper in text
+    assert text.count("--scale paper") == len(PAPERS)
