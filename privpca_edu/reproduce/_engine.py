@@ -138,8 +138,8 @@ def _iter_loky(jobs, n_jobs):
         return
     from joblib import Parallel, delayed
 
-    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered", batch_size=1,
-                        pre_dispatch="2*n_jobs")
+    # results come back as they finish (so each is cached at once); joblib batches short tasks
+    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
     yield from parallel(delayed(_indexed_call)(*job) for job in jobs)
 
 
@@ -155,8 +155,7 @@ def _iter_dask(jobs, n_jobs, scheduler):
     else:
         client = Client(scheduler)
     try:
-        futures = [client.submit(_indexed_call, *job, pure=False, key=f"privpca-task-{job[0]}-{os.getpid()}")
-                   for job in jobs]
+        futures = [client.submit(_indexed_call, *job, pure=False) for job in jobs]  # pure=False: unique keys
         try:
             for future in as_completed(futures):
                 yield future.result()
