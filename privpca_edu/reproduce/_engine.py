@@ -47,6 +47,7 @@ class Task:
     point: dict
     fn: object
     kwargs: dict = field(default_factory=dict)
+    cost: float = 1.0  # rough relative run time: costlier tasks are sent first (not part of the result)
 
     def describe(self):
         """A JSON-able description: what the cache key is made of (besides paper, scale, version)."""
@@ -200,7 +201,8 @@ def run_tasks(tasks, *, paper, scale, version, seed=0, n_jobs=1, backend="loky",
         for i, task in enumerate(tasks):
             paths[i] = os.path.join(cache_dir, cache_name(paper, scale, version, seed, i, task))
             results[i] = _load(paths[i])
-    todo = [i for i in range(n) if results[i] is None]
+    # longest first, so that no worker is left with one long task while the others idle at the end
+    todo = sorted((i for i in range(n) if results[i] is None), key=lambda i: -tasks[i].cost)
     jobs = [(i, tasks[i].fn, tasks[i].kwargs, children[i].entropy, children[i].spawn_key) for i in todo]
     bar = _progress_bar(n, n - len(todo), f"{paper} ({scale})", progress)
     try:

@@ -66,11 +66,12 @@ def variance_task(seed, *, dataset, epsilons):
 
 
 def tasks(cfg):
-    out = [Task("fig3", dict(), timing_task, dict(cfg["fig3"], n_owners=tuple(cfg["fig3"]["n_owners"])))]
+    out = [Task("fig3", dict(), timing_task, dict(cfg["fig3"], n_owners=tuple(cfg["fig3"]["n_owners"])),
+                cost=100.0)]  # the encryptions: by far the longest task
     for name in cfg["fig4"]["datasets"]:
         for r in range(cfg["fig4"]["n_reps"]):
             out.append(Task("fig4", dict(dataset=name, rep=r), f1_task,
-                            dict(dataset=name, samples_per_owner=tuple(cfg["fig4"]["samples_per_owner"]))))
+                            dict(dataset=name, samples_per_owner=tuple(cfg["fig4"]["samples_per_owner"])), cost=10.0))
     for name in cfg["fig5"]["datasets"]:
         for r in range(cfg["fig5"]["n_reps"]):
             out.append(Task("fig5", dict(dataset=name, rep=r), variance_task,

@@ -66,8 +66,14 @@ def table1_task(seed, *, d, n_samples, ppca_sweeps, repeats):
     return ex.table1((d,), n_samples=n_samples, ppca_sweeps=ppca_sweeps, repeats=repeats)
 
 
+def _cost(method, d, sweeps):
+    """Relative run time: a Gibbs sweep costs about k·d² flops; the other methods next to nothing."""
+    return sweeps * d**2 / 1e4 if method == "PPCA" else d / 1e3
+
+
 def tasks(cfg):
     data = dict(cfg["data"], data_seed=0)
+    d_model = cfg["data"]["n_features"]
     common = dict(data=data, sparsity=cfg["sparsity"], n_iter=cfg["n_iter"])
     out = []
     for eps in cfg["fig3a_eps"]:
@@ -83,18 +89,20 @@ def tasks(cfg):
         for m in METHODS:
             for r in range(cfg["fig4_reps"]):
                 out.append(Task("fig4a", dict(epsilon=float(eps), method=m, rep=r), final_error_task,
-                                dict(common, method=m, epsilon=float(eps), delta=0.3, ppca_sweeps=cfg["ppca_sweeps"])))
+                                dict(common, method=m, epsilon=float(eps), delta=0.3, ppca_sweeps=cfg["ppca_sweeps"]),
+                                cost=_cost(m, d_model, cfg["ppca_sweeps"])))
     for d in cfg["fig4b_dims"]:
         data_d = dict(data, n_samples=cfg["fig4b_n"], n_features=d, n_components=cfg["fig4b_k"])
         for m in METHODS:
             for r in range(cfg["fig4_reps"]):
                 out.append(Task("fig4b", dict(d=d, method=m, rep=r), final_error_task,
                                 dict(common, data=data_d, method=m, epsilon=1.0, delta=0.1,
-                                     ppca_sweeps=cfg["ppca_sweeps"])))
+                                     ppca_sweeps=cfg["ppca_sweeps"]), cost=_cost(m, d, cfg["ppca_sweeps"])))
     for d in cfg["table1_dims"]:
         out.append(Task("table1", dict(d=d), table1_task, dict(d=d, n_samples=cfg["table1_n"],
                                                                 ppca_sweeps=cfg["table1_sweeps"],
-                                                                repeats=cfg["table1_repeats"])))
+                                                                repeats=cfg["table1_repeats"]),
+                        cost=_cost("PPCA", d, cfg["table1_sweeps"])))
     return out
 
 

@@ -78,7 +78,8 @@ def tasks(cfg):
                                   support_size=None if fig == 1 else int(st["support_size"]), gap=float(st["gap"]),
                                   epsilon=float(st["epsilon"]), delta=float(st["delta"]))
                     for r in range(grid["n_repeats"]):
-                        out.append(Task(f"fig{fig}", dict(panel=panel, curve=c, n=x, rep=r), point_task, kwargs))
+                        out.append(Task(f"fig{fig}", dict(panel=panel, curve=c, n=x, rep=r), point_task, kwargs,
+                                        cost=kwargs["n_features"] ** 3 * (50 if fig == 2 else 1)))
     t = cfg["table"]
     for name in t["datasets"]:
         for r in range(t["n_repeats"]):
