@@ -52,8 +52,9 @@ def main():
                 times[j], n_tasks = time.perf_counter() - t0, res["n_tasks"]
             base = times.get(1)
             ratios = "  ".join(f"{j}: {base / t:.2f}×" for j, t in times.items() if base and j != 1)
-            print(f"{paper:9s} {n_tasks:6d} " + " ".join(f"{times[j]:14.1f}" for j in args.jobs) + f"  {ratios}",
-                  flush=True)
+            load = " ".join(f"{v:.1f}" for v in os.getloadavg())
+            print(f"{paper:9s} {n_tasks:6d} " + " ".join(f"{times[j]:14.1f}" for j in args.jobs) + f"  {ratios}"
+                  f"   (load average now {load} on {os.cpu_count()} cores)", flush=True)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

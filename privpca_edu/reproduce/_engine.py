@@ -3,7 +3,7 @@
 Reproducibility: task ``i`` of a grid draws all its randomness from child ``i`` of
 ``numpy.random.SeedSequence(seed).spawn(len(grid))``, rebuilt fresh in the worker (a spawned
 child that was already used would spawn different grandchildren).  Every task runs with one
-BLAS thread (:func:`threadpoolctl.threadpool_limits`), so
+BLAS thread (threadpoolctl, through :func:`privpca_edu._validation.single_threaded_blas`), so
 
 * ``n_jobs`` workers never oversubscribe the cores (each uses exactly one), and
 * no floating-point reduction depends on how many BLAS threads happened to run it,
@@ -28,6 +28,8 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .._validation import single_threaded_blas
 
 __all__ = ["Task", "TaskResult", "run_tasks", "task_seed", "BACKENDS"]
 
@@ -88,12 +90,10 @@ def cache_name(paper, scale, version, seed, index, task):
 
 def _call(fn, kwargs, entropy, spawn_key):
     """Run one task in a worker: fresh SeedSequence, one BLAS thread, warnings collected."""
-    from threadpoolctl import threadpool_limits
-
     seed = np.random.SeedSequence(entropy, spawn_key=tuple(spawn_key))
     notes = []
     t0 = time.perf_counter()
-    with threadpool_limits(limits=1), warnings.catch_warnings(record=True) as caught:
+    with single_threaded_blas(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         value = fn(seed=seed, **kwargs)
     seconds = time.perf_counter() - t0
