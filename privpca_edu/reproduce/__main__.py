@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from . import BACKENDS, PAPERS, SCALES, default_out, paper_tasks, run
@@ -44,6 +45,10 @@ def _list():
                   ", ".join(f"{k} {v}" for k, v in counts.items()) + ")")
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
 def main(argv=None):
     args = _parser().parse_args(argv)
     if args.list:
@@ -56,6 +61,9 @@ def main(argv=None):
     if args.n_jobs == 0 or args.n_jobs < -1:
         _parser().error(f"--n-jobs must be a positive number of workers or -1 (every core), got {args.n_jobs}")
     out = args.out or default_out(args.paper, args.scale)
+    # `kill PID` (and Ctrl-C, also where a shell started us with SIGINT ignored) stops the run the
+    # same way: joblib or Dask shut their workers down, and finished tasks stay cached
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         res = run(args.paper, args.scale, n_jobs=args.n_jobs, backend=args.backend, scheduler=args.scheduler,
                   out=out, seed=args.seed, progress=not args.no_progress, figures=not args.no_figures)
@@ -63,6 +71,9 @@ def main(argv=None):
         print(f"\ninterrupted: finished tasks are kept in {out}/.cache; run the same command again to continue",
               file=sys.stderr)
         return 130
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     failed = [c for c in res["claims"] if not c.holds]
     print(f"{args.paper} ({args.scale}): {res['n_tasks']} tasks ({res['cached']} cached) in "
           f"{res['wall_seconds']:.1f} s; {len(res['claims']) - len(failed)} of {len(res['claims'])} of the paper's "
