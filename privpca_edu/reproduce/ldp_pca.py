@@ -159,10 +159,9 @@ def write(cfg, task_list, results, out, draw):
                            ("dense", "random_level", "max_error", "n_reps"), rows))
     k = t["n_components"]
     md.append(f"### Table 1: Algorithm 2 on real data (k = {k}, ε = {t['epsilon']:g}, {t['n_repeats']} repetitions)\n")
-    md.append("The paper's data sets need downloads; ours are scikit-learn's bundled tables (rows standardised, "
-              "then scaled to unit norm), so the rows cannot be compared one for one. Column s measures the error "
-              "against the best s-row-sparse version of the non-private basis (the paper does not say how s "
-              "entered).\n")
+    md.append("The paper's data sets need downloads; ours are scikit-learn's bundled tables, so the rows cannot be "
+              "compared one for one. Column s measures the error against the best s-row-sparse version of the "
+              "non-private basis (the paper does not say how s entered). The " + ex.REAL_DATA_SCALING_NOTE + "\n")
     paper_rows = []
     if list(levels) == [10, 20, 40] and k == 10:
         paper_rows = [(f"{name} (paper)", f"({n}, {p})") + tuple(fmt(v) for v in vals) + (fmt(
