@@ -141,6 +141,7 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
     lines += ["", "## Files", ""] + [f"- `{f}`" for f in files]
     with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
-    return dict(out=out, files=files + ["report.md"], wall_seconds=wall, task_seconds=task_seconds, longest_task=longest,
+    return dict(out=out, files=files + ["report.md"], wall_seconds=wall, task_seconds=task_seconds,
+                longest_task=longest,
                 n_tasks=len(task_list), cached=cached, claims=claims)
 

@@ -39,7 +39,8 @@ SCALES = {
                  fig5=dict(datasets=("digits", "breast_cancer"), epsilons=_EPS5, n_reps=10)),
     "paper": dict(fig3=dict(n_owners=ex.SCALES["paper"]["n_owners"], n_features=20, rows_per_owner=50,
                             key_length=ex.SCALES["paper"]["key_length"]),
-                  fig4=dict(datasets=("digits", "breast_cancer"), samples_per_owner=ex.SCALES["paper"]["samples_per_owner"],
+                  fig4=dict(datasets=("digits", "breast_cancer"),
+                            samples_per_owner=ex.SCALES["paper"]["samples_per_owner"],
                             n_reps=ex.SCALES["paper"]["n_seeds"]),
                   fig5=dict(datasets=("digits", "breast_cancer"), epsilons=_EPS5, n_reps=10)),
 }
@@ -132,7 +133,8 @@ def write(cfg, task_list, results, out, draw):
         claims.append(Claim(f"Fig. 4 ({name})", "DPDPCA's F1 is comparable to non-private PCA (within 0.1)",
                             float(np.max(np.abs(dp - pca))) <= 0.1, f"DPDPCA {fmt(dp[0])}, PCA {fmt(pca[0])}"))
         claims.append(Claim(f"Fig. 4 ({name})", "the chain collapses when owners hold few samples",
-                            chain[0] < chain[-1] - 0.1, f"F1 {fmt(chain[0])} at {spo[0]}, {fmt(chain[-1])} at {spo[-1]}"))
+                            chain[0] < chain[-1] - 0.1,
+                            f"F1 {fmt(chain[0])} at {spo[0]}, {fmt(chain[-1])} at {spo[-1]}"))
         better = [a > b for a, b in zip(dp, chain)]
         claims.append(Claim(f"Fig. 4 ({name})", "DPDPCA beats the chain everywhere", all(better),
                             f"at {sum(better)} of {len(spo)} sizes"))

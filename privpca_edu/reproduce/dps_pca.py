@@ -20,7 +20,8 @@ from ._engine import Task
 from ._report import Claim, fmt, group, md_table, mean_sd, write_csv
 
 NAME = "dps-pca"
-TITLE = "DPS-PCA — Ge, Wang, Wang & Liu, “Minimax-optimal privacy-preserving sparse PCA in distributed systems”, AISTATS 2018"
+TITLE = ("DPS-PCA — Ge, Wang, Wang & Liu, “Minimax-optimal privacy-preserving sparse PCA in distributed systems”, "
+         "AISTATS 2018")
 METHODS = ("DPS-PCA", "PPCA", "MOD-SuLQ")
 
 _PAPER_EPS_4A = tuple(np.round(np.arange(0.8, 2.0001, 0.1), 2))
@@ -32,7 +33,8 @@ SCALES = {
                   fig4a_eps=(0.8, 2.0), fig4_reps=1, ppca_sweeps=3, fig4b_dims=(20, 40), fig4b_n=2000,
                   fig4b_k=2, table1_dims=(60,), table1_n=300, table1_sweeps=3, table1_repeats=1),
     "book": dict(data=dict(n_samples=20_000, n_features=200, n_components=5, support_size=10), sparsity=20, n_iter=10,
-                 fig3_reps=20, fig3a_eps=(0.5, 1.0, 1.5, 2.0), fig3b_eps=(1.0, 2.0), fig3b_deltas=(0.01, 0.05, 0.1, 0.5),
+                 fig3_reps=20, fig3a_eps=(0.5, 1.0, 1.5, 2.0), fig3b_eps=(1.0, 2.0),
+                 fig3b_deltas=(0.01, 0.05, 0.1, 0.5),
                  fig4a_eps=(0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), fig4_reps=3, ppca_sweeps=100,
                  fig4b_dims=(40, 60, 80, 100, 120, 140, 160), fig4b_n=20_000, fig4b_k=3,
                  table1_dims=(200,), table1_n=20_000, table1_sweeps=100, table1_repeats=3),

@@ -21,7 +21,8 @@ from ..subspace import random_subspace_distance
 from ._report import Claim, fmt, md_table, write_csv
 
 NAME = "ldp-pca"
-TITLE = "Local-DP PCA — Wang & Xu, “Principal component analysis in the local differential privacy model” (TCS 2020)"
+TITLE = ("Local-DP PCA — Wang & Xu, “Principal component analysis in the local differential privacy model” "
+         "(IJCAI 2019; longer version TCS 2020)")
 PANEL_LABEL = {"n_components": "k", "n_features": "p", "epsilon": "ε", "support_size": "s"}
 
 #: Wang & Xu's Table 1 (Algorithm 2, k = 10, ε = 2): data set → (n, p, errors at s = 10, 20, 40).
@@ -149,7 +150,8 @@ def write(cfg, task_list, results, out, draw):
         dense = float(np.mean([r["dense"] for r in reps]))
         n, p = reps[0]["size"]
         rows.append((name, n, p) + tuple(sparse) + (dense, reps[0]["random_level"], reps[0]["max_error"], len(reps)))
-        table.append((f"{name} (ours)", f"({n}, {p})") + tuple(fmt(v) for v in sparse) + (fmt(reps[0]["random_level"]),))
+        table.append((f"{name} (ours)", f"({n}, {p})") + tuple(fmt(v) for v in sparse)
+                     + (fmt(reps[0]["random_level"]),))
         finite = [v for v in sparse if not math.isnan(v)]
         claims.append(Claim(f"Table 1 ({name}, stand-in)", "the error grows with s",
                             all(b > a for a, b in zip(finite, finite[1:])),
