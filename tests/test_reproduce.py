@@ -91,6 +91,7 @@ def test_cli_dask_starts_and_closes_its_own_local_cluster(reference, tmp_path, c
     _assert_same_tables(reference["g-dppca"], out)
 
 
+@pytest.mark.filterwarnings("ignore:.*tasks have been successfully executed:UserWarning")  # joblib, on interrupt
 def test_interrupted_run_resumes_with_the_same_tables(reference, tmp_path):
     out = str(tmp_path / "dps")
     n_tasks = len(reproduce.paper_tasks("dps-pca", "quick")[1])
