@@ -108,6 +108,30 @@ def _indexed_call(index, fn, kwargs, entropy, spawn_key):
     return (index,) + _call(fn, kwargs, entropy, spawn_key)
 
 
+def _chunk_call(jobs):
+    """Several tasks in one round trip to a worker: ``[(index, value, seconds, notes), …]``."""
+    return [_indexed_call(*job) for job in jobs]
+
+
+def _chunks(jobs, costs, n_jobs):
+    """Group jobs (longest first) into about 20 per worker of similar estimated cost.
+
+    A task costing more than a chunk's share travels alone; tiny ones (milliseconds) travel
+    together, so they do not each pay a round trip to a worker and back.
+    """
+    target = sum(costs) / (20 * n_jobs)
+    chunks, current, acc = [], [], 0.0
+    for job, cost in zip(jobs, costs):
+        current.append(job)
+        acc += cost
+        if acc >= target or len(current) >= 500:
+            chunks.append(current)
+            current, acc = [], 0.0
+    if current:
+        chunks.append(current)
+    return chunks
+
+
 def _load(path):
     try:
         with open(path, "rb") as fh:
@@ -132,19 +156,20 @@ def _progress_bar(total, initial, desc, enabled):
     return tqdm(total=total, initial=initial, desc=desc, unit="task", smoothing=0.05, dynamic_ncols=True)
 
 
-def _iter_loky(jobs, n_jobs):
+def _iter_loky(jobs, costs, n_jobs):
     if n_jobs == 1:  # in this process: no pickling, no pool to start
         for job in jobs:
             yield _indexed_call(*job)
         return
     from joblib import Parallel, delayed
 
-    # results come back as they finish (so each is cached at once); joblib batches short tasks
-    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
-    yield from parallel(delayed(_indexed_call)(*job) for job in jobs)
+    # chunks come back as they finish (so their tasks are cached at once)
+    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered", batch_size=1)
+    for chunk in parallel(delayed(_chunk_call)(c) for c in _chunks(jobs, costs, n_jobs)):
+        yield from chunk
 
 
-def _iter_dask(jobs, n_jobs, scheduler):
+def _iter_dask(jobs, costs, n_jobs, scheduler):
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -156,10 +181,12 @@ def _iter_dask(jobs, n_jobs, scheduler):
     else:
         client = Client(scheduler)
     try:
-        futures = [client.submit(_indexed_call, *job, pure=False) for job in jobs]  # pure=False: unique keys
+        workers = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
+        futures = [client.submit(_chunk_call, c, pure=False)  # pure=False: unique keys
+                   for c in _chunks(jobs, costs, workers)]
         try:
             for future in as_completed(futures):
-                yield future.result()
+                yield from future.result()
         finally:
             client.cancel([f for f in futures if not f.done()])
     finally:
@@ -207,8 +234,9 @@ def run_tasks(tasks, *, paper, scale, version, seed=0, n_jobs=1, backend="loky",
     bar = _progress_bar(n, n - len(todo), f"{paper} ({scale})", progress)
     try:
         if jobs:
-            stream = (_iter_loky(jobs, n_jobs) if backend == "loky" else
-                      _iter_dask(jobs, n_jobs, scheduler))
+            costs = [max(float(tasks[i].cost), 0.0) for i in todo]
+            stream = (_iter_loky(jobs, costs, n_jobs) if backend == "loky" else
+                      _iter_dask(jobs, costs, n_jobs, scheduler))
             for i, value, seconds, notes in stream:
                 if paths[i] is not None:
                     _store(paths[i], value, seconds, notes)
