@@ -47,13 +47,14 @@ def tasks(cfg):
                 for r in range(cfg["n_reps"]):
                     out.append(Task(f"fig_{family}", dict(family=family, d=d, n=n, rep=r), cell_task,
                                     dict(family=family, n_samples=n, n_features=d, epsilons=(cfg["epsilon"],),
-                                         delta=cfg["delta"]), cost=n * d * d))
+                                         delta=cfg["delta"]), cost=n * n * d + n * d * d))  # Kendall's τ: n² d
     for family in ex.FAMILIES:
         for r in range(cfg["n_reps"]):
             out.append(Task("fig5", dict(family=family, rep=r), cell_task,
                             dict(family=family, n_samples=cfg["fig5_n"], n_features=cfg["fig5_d"],
                                  epsilons=tuple(cfg["epsilons"]), delta=cfg["delta"]),
-                            cost=cfg["fig5_n"] * cfg["fig5_d"] ** 2 * len(cfg["epsilons"])))
+                            cost=cfg["fig5_n"] ** 2 * cfg["fig5_d"] + cfg["fig5_n"] * cfg["fig5_d"] ** 2
+                            * len(cfg["epsilons"])))
     return out
 
 
