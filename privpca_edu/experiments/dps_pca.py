@@ -187,7 +187,7 @@ def final_error(method, scatter, n_samples, truth, *, epsilon, delta, sparsity=5
     grid point by point (``python -m privpca_edu.reproduce dps-pca``).
     """
     check_option(method, "method", ("DPS-PCA", "PPCA", "MOD-SuLQ"))
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     k = truth.shape[1]
     if method == "DPS-PCA":
         return float(trajectories(scatter, n_samples, truth, epsilon=epsilon, delta=delta, sparsity=sparsity,
