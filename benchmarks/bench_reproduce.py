@@ -42,7 +42,7 @@ def main():
           "  speed-up vs 1 worker")
     try:
         for paper in args.papers:
-            times = {}
+            times, task_s, task_cpu = {}, {}, {}
             n_tasks = 0
             for j in args.jobs:
                 out = os.path.join(root, f"{paper}-{scale}-j{j}")
@@ -50,11 +50,15 @@ def main():
                 t0 = time.perf_counter()
                 res = reproduce.run(paper, scale, n_jobs=j, backend=args.backend, out=out, progress=False)
                 times[j], n_tasks = time.perf_counter() - t0, res["n_tasks"]
+                task_s[j], task_cpu[j] = res["task_seconds"], res["task_cpu"]
             base = times.get(1)
             ratios = "  ".join(f"{j}: {base / t:.2f}×" for j, t in times.items() if base and j != 1)
             load = " ".join(f"{v:.1f}" for v in os.getloadavg())
             print(f"{paper:9s} {n_tasks:6d} " + " ".join(f"{times[j]:14.1f}" for j in args.jobs) + f"  {ratios}"
                   f"   (load average now {load} on {os.cpu_count()} cores)", flush=True)
+            # tasks that take longer on more workers while using the same CPU time were waiting for a core
+            print("          sum over tasks, wall / CPU seconds: " +
+                  ", ".join(f"{j} worker(s) {task_s[j]:.1f} / {task_cpu[j]:.1f}" for j in args.jobs), flush=True)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -106,6 +106,7 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
     wall = time.perf_counter() - t0
     cached = sum(r.cached for r in results)
     task_seconds = sum(r.seconds for r in results)
+    task_cpu = sum(r.cpu_seconds for r in results)
     longest = max((r.seconds for r in results), default=0.0)
     draw = line_figure if figures else (lambda *args, **kwargs: None)
     files, body, claims = module.write(cfg, task_list, results, out, draw)
@@ -124,7 +125,8 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
         f"{workers}, one BLAS thread per task.",
         "",
         f"Tasks: {len(task_list)} ({cached} from the cache of an earlier run). Wall time {wall:.1f} s; "
-        f"task time (the sum over tasks, as first computed) {task_seconds:.1f} s, longest task {longest:.1f} s: "
+        f"task time (the sum over tasks, as first computed) {task_seconds:.1f} s ({task_cpu:.1f} s of CPU), "
+        f"longest task {longest:.1f} s: "
         f"on N workers expect about max(task time / N, longest task).",
         "",
         "The tables below put our numbers next to the paper's where the paper prints one; where it only "
@@ -141,7 +143,7 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
     lines += ["", "## Files", ""] + [f"- `{f}`" for f in files]
     with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
-    return dict(out=out, files=files + ["report.md"], wall_seconds=wall, task_seconds=task_seconds,
+    return dict(out=out, files=files + ["report.md"], wall_seconds=wall, task_seconds=task_seconds, task_cpu=task_cpu,
                 longest_task=longest,
                 n_tasks=len(task_list), cached=cached, claims=claims)
 

@@ -63,6 +63,7 @@ class TaskResult:
     seconds: float
     notes: tuple
     cached: bool = False
+    cpu_seconds: float = float("nan")  # CPU time of the worker process during the task
 
 
 def task_seed(seed, n_tasks, index):
@@ -92,16 +93,16 @@ def _call(fn, kwargs, entropy, spawn_key):
     """Run one task in a worker: fresh SeedSequence, one BLAS thread, warnings collected."""
     seed = np.random.SeedSequence(entropy, spawn_key=tuple(spawn_key))
     notes = []
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with single_threaded_blas(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         value = fn(seed=seed, **kwargs)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     for w in caught:
         message = str(w.message).splitlines()[0] if str(w.message) else w.category.__name__
         if message not in notes:
             notes.append(message)
-    return value, seconds, tuple(notes)
+    return value, (seconds, cpu), tuple(notes)
 
 
 def _indexed_call(index, fn, kwargs, entropy, spawn_key):
@@ -135,10 +136,10 @@ def _chunks(jobs, costs, n_jobs):
 def _load(path):
     try:
         with open(path, "rb") as fh:
-            value, seconds, notes = pickle.load(fh)
+            value, (seconds, cpu), notes = pickle.load(fh)
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
         return None  # absent, or a file from a killed writer that somehow survived: recompute
-    return TaskResult(value, seconds, notes, cached=True)
+    return TaskResult(value, seconds, notes, cached=True, cpu_seconds=cpu)
 
 
 def _store(path, value, seconds, notes):
@@ -237,10 +238,10 @@ def run_tasks(tasks, *, paper, scale, version, seed=0, n_jobs=1, backend="loky",
             costs = [max(float(tasks[i].cost), 0.0) for i in todo]
             stream = (_iter_loky(jobs, costs, n_jobs) if backend == "loky" else
                       _iter_dask(jobs, costs, n_jobs, scheduler))
-            for i, value, seconds, notes in stream:
+            for i, value, (seconds, cpu), notes in stream:
                 if paths[i] is not None:
-                    _store(paths[i], value, seconds, notes)
-                results[i] = TaskResult(value, seconds, notes)
+                    _store(paths[i], value, (seconds, cpu), notes)
+                results[i] = TaskResult(value, seconds, notes, cpu_seconds=cpu)
                 if bar is not None:
                     bar.update(1)
                 if on_result is not None:
