@@ -6,13 +6,12 @@ post-processing of it, so they inherit its (ε, δ) guarantee.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._validation import check_int, check_option
-from ..privacy import gaussian_sigma, mod_sulq_noise_scale, symmetric_noise
+from ..privacy import analyze_gauss_sensitivity, gaussian_sigma, mod_sulq_noise_scale, symmetric_noise
 from ..subspace import top_eigenvectors
 from ._base import PrivateEstimator, StrOptions
 
@@ -40,9 +39,12 @@ class NoisyMatrixMechanism(PrivateEstimator):
         return X.T @ X / X.shape[0]
 
     def _sensitivity(self, n, d, data_norm):  # replace-one, upper-triangle coordinates
-        return math.sqrt(2.0) * data_norm**2 / n
+        return analyze_gauss_sensitivity(n, data_norm)
 
     def _noise_scale(self, sensitivity, n, d, epsilon, delta, data_norm):  # pragma: no cover
+        # Each subclass returns the σ of a public function of privpca_edu.privacy.  This method is
+        # also the override point of the audit mutants (experiments.auditing.with_noise_multiplier,
+        # audit.mutants), which scale the correct σ to build deliberately broken mechanisms.
         raise NotImplementedError
 
     def _calibration_name(self):

@@ -46,7 +46,7 @@ from .._validation import (
     clip_rows,
     single_threaded_blas,
 )
-from ..privacy import check_gaussian_guarantee, gaussian_sigma, symmetric_noise
+from ..privacy import LOCAL_CALIBRATIONS, local_noise_scale, symmetric_noise  # noqa: F401 (re-exported)
 from ..subspace import _fantope_project, top_eigenvectors
 from ._base import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT, PrivateEstimator, StrOptions
 from ._bingham import _fmt_seconds  # the duration wording of the Gibbs sampler's cost warning
@@ -65,14 +65,6 @@ __all__ = [
     "LOCAL_CALIBRATIONS",
 ]
 
-#: Calibrations of the per-user σ₁ (the book prints this table).
-LOCAL_CALIBRATIONS = {
-    "replacement": "Δ = √2·B² (any two records x, x′ of one user), classic σ₁ = Δ√(2 ln(1.25/δ))/ε — the default",
-    "paper": "Δ = B² as printed in Wang & Xu (the central add/remove constant): σ √2 too small for the proof — "
-             "reproduction only (not DP at the paper's ε = 2, δ = 1e-4)",
-    "analytic": "Δ = √2·B², Balle & Wang's exact (analytic) σ₁: valid for every ε, smaller than classic",
-}
-
 
 class ConvergenceWarning(UserWarning):
     """An iterative solver stopped at its iteration cap before its stopping rule held."""
@@ -81,112 +73,6 @@ class ConvergenceWarning(UserWarning):
 # ---------------------------------------------------------------------------------------------
 # Calibration and the per-user report
 # ---------------------------------------------------------------------------------------------
-def local_noise_scale(epsilon, delta, data_norm=1.0, calibration="replacement", sensitivity=None):
-    r"""Per-user noise σ₁ of the local Gaussian mechanism, and what it promises.
-
-    Each user releases the d(d+1)/2 entries on and above the diagonal of :math:`xx^\top`
-    plus i.i.d. N(0, σ₁²) noise.  In the local model the neighbouring inputs are *any two*
-    records x, x′ of the domain ‖x‖ ≤ B (a replacement relation), and
-
-    .. math:: \lVert xx^\top - x'x'^\top\rVert_F^2 = \lVert x\rVert^4 + \lVert x'\rVert^4
-              - 2(x^\top x')^2 \le 2B^4,
-
-    attained by orthogonal x, x′ of norm B (the difference is then diagonal, so the
-    upper-triangle vector has the same norm): Δ = √2·B².  Wang & Xu's
-    :math:`\sigma_1^2 = 2\ln(1.25/\delta)/\varepsilon^2` corresponds to Δ = 1 (the add/remove
-    constant of the central model) and is too small by a factor 2 in variance (spec
-    ``ldp_pca.md`` §4.3).
-
-    Parameters
-    ----------
-    epsilon : float
-        ε > 0 (``numpy.inf``: σ₁ = 0).
-    delta : float
-        δ in (0, 1).
-    data_norm : float
-        Public row-norm bound B.
-    calibration : {"replacement", "paper", "analytic"}
-        See :data:`LOCAL_CALIBRATIONS`.  ``"replacement"`` and ``"paper"`` use the classic
-        Gaussian mechanism (proved for ε < 1: :func:`privacy.gaussian_sigma` warns for ε ≥ 1).
-    sensitivity : float, optional
-        Override Δ (in the upper-triangle coordinates).  A value below √2·B² is recorded as
-        not private.
-
-    Returns
-    -------
-    dict
-        ``noise_scale`` (σ₁), ``sensitivity`` (Δ used), ``true_sensitivity`` (√2·B²),
-        ``exact_delta`` (Balle & Wang's exact δ of σ₁ at this ε for the *true* Δ),
-        ``is_private`` (the verdict of record: ``exact_delta <= delta`` *and* Δ used ≥ √2·B² —
-        an under-calibrated σ₁ is never recorded as private), ``under_calibrated``
-        (Δ used < √2·B²), ``note``, ``calibration``, ``method`` ("classic"/"analytic").
-
-    Notes
-    -----
-    The paper's σ₁ (√2 too small for the classic proof) is always recorded as not private.  The
-    note adds the exact fact: the classic constant is loose, so at small ε that σ₁ happens to
-    satisfy the exact condition (ε = 0.5, δ = 10⁻⁴: exact δ = 6.2·10⁻⁵) but not at the paper's
-    ε = 2, δ = 10⁻⁴ (exact δ = 5.0·10⁻⁴), nor at ε = 0.5, δ = 10⁻⁵.  Conversely the *correct* classic constant
-    stops being private for large ε (ε = 8, δ = 10⁻⁴: exact δ = 1.005·10⁻⁴), where only
-    ``"analytic"`` is.
-
-    Examples
-    --------
-    >>> round(local_noise_scale(0.5, 1e-4)["noise_scale"], 6)
-    12.285591
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     r = local_noise_scale(0.5, 1e-4, calibration="paper")
-    >>> round(r["noise_scale"], 6), r["is_private"], r["under_calibrated"]
-    (8.687225, False, True)
-    """
-    data_norm = check_data_norm(data_norm)
-    check_option(calibration, "calibration", tuple(LOCAL_CALIBRATIONS))
-    true_sens = math.sqrt(2.0) * data_norm**2
-    if sensitivity is None:
-        sens = data_norm**2 if calibration == "paper" else true_sens
-    else:
-        sens = check_positive(sensitivity, "sensitivity")
-    method = "analytic" if calibration == "analytic" else "classic"
-    sigma = gaussian_sigma(sens, epsilon, delta, method=method)
-    eps = float(epsilon)
-    # The exact (Balle & Wang) δ this σ gives for the TRUE sensitivity: the verdict of record,
-    # from the one shared check every privacy record goes through.
-    if math.isinf(eps):
-        exact_delta, exact_ok = 0.0, True
-    else:
-        verdict = check_gaussian_guarantee(eps, float(delta), [(true_sens, sigma)])
-        exact_delta, exact_ok = verdict.exact_delta, verdict.holds
-    short = sens < true_sens * (1 - 1e-12)
-    # An under-calibrated σ₁ carries no valid proof, so it is never recorded as private, even
-    # where the exact condition happens to hold (the paper's constant at small ε).
-    is_private = exact_ok and not short
-    if short:
-        why = ("calibration='paper' uses Wang & Xu's Δ = B² (the central add/remove constant), "
-               if calibration == "paper" and sensitivity is None
-               else f"sensitivity={sens:g} was given, ")
-        why += (f"but in the local model any two records x, x′ are neighbours and ‖xxᵀ − x′x′ᵀ‖_F reaches "
-                f"√2·B² = {true_sens:.6g}: σ₁ is {true_sens / sens:.4g}× smaller than the classic proof needs")
-    elif method == "classic" and eps >= 1 and not math.isinf(eps):
-        why = f"the classic Gaussian-mechanism constant is proved only for epsilon < 1 (got {eps:g})"
-    else:
-        why = ""
-    if short and exact_ok:
-        note = (f"not differentially private as calibrated (reproduction only): {why}; the exact (analytic) "
-                f"δ of this σ₁ at ε = {eps:g} happens to be {exact_delta:.3e} ≤ δ = {float(delta):g}, "
-                "a fact of this setting, not a guarantee of the calibration")
-    elif not is_private:
-        note = (f"not differentially private: {why}; the exact (analytic) δ of this σ₁ at ε = {eps:g} is "
-                f"{exact_delta:.3e} > δ = {float(delta):g}")
-    elif why:
-        note = (f"{why}; it is nevertheless ({eps:g}, {float(delta):g})-DP by the exact (analytic) Gaussian "
-                f"condition: δ(ε) = {exact_delta:.3e} ≤ δ" + (" (for reproduction only)" if short else ""))
-    else:
-        note = ""
-    return dict(noise_scale=sigma, sensitivity=sens, true_sensitivity=true_sens, is_private=is_private,
-                note=note, calibration=calibration, method=method, exact_delta=exact_delta,
-                under_calibrated=short)
 
 
 def local_gaussian_report(x, noise_scale, random_state=None):
@@ -348,6 +234,16 @@ class LocalGaussianPCA(PrivateEstimator):
         if warn and (not cal["is_private"] or cal["under_calibrated"]) and not math.isinf(epsilon):
             warnings.warn(cal["note"], PrivacyWarning, stacklevel=3)
         return epsilon, delta, data_norm, cal
+
+    def noise_calibration(self, warn=True):
+        """The per-user calibration for the current parameters (computed from public parameters only).
+
+        The dict of :func:`privpca_edu.privacy.local_noise_scale` (``noise_scale`` σ₁,
+        ``sensitivity``, ``is_private``, ``note``, ...), after validating ε, δ, B and
+        ``calibration`` as :meth:`fit` does; ``warn``: issue the :class:`PrivacyWarning` that
+        :meth:`fit` issues for a calibration that is not private.
+        """
+        return self._calibrate(warn=warn)[3]
 
     def _check_per_user(self):
         if not isinstance(self.per_user, (bool, np.bool_)):

@@ -21,7 +21,7 @@ from .._validation import (
     as_generator,
     clip_provider_rows,
 )
-from ..privacy import gaussian_sigma, symmetric_noise
+from ..privacy import private_local_noise_scale, private_local_sensitivity, symmetric_noise
 from ..subspace import fix_signs, thin_qr
 from ._base import POSITIVE_INT, PrivateEstimator, StrOptions, is_provider_list
 
@@ -199,11 +199,11 @@ class PrivateLocalPCA(PrivateEstimator):
             warnings.warn(_WISHART_NOTE + "; noise='wishart_retracted' is for reproducing the DPDPCA paper only",
                           PrivacyWarning, stacklevel=2)
         no_noise = math.isinf(epsilon)
-        sens = math.sqrt(2.0) * data_norm**2
+        sens = private_local_sensitivity(data_norm)
         if wishart:
             sigma = 0.0 if no_noise else 1.0 / epsilon
         else:
-            sigma = gaussian_sigma(sens, epsilon, delta, method=self.calibration)
+            sigma = private_local_noise_scale(epsilon, delta, data_norm, self.calibration)
 
         def site_noise():
             if no_noise:

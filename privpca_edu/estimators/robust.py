@@ -46,7 +46,6 @@ import numpy as np
 from .._validation import (
     PrivacyWarning,
     check_data,
-    check_data_norm,
     check_delta,
     check_epsilon,
     check_int,
@@ -58,7 +57,17 @@ from .._validation import (
     row_norms,
     single_threaded_blas,
 )
-from ..privacy import gaussian_sigma, iterative_gaussian_sigma
+from ..privacy import (  # the calibrations live in privpca_edu.privacy; re-exported here
+    KENDALL_SENSITIVITIES,
+    TRANSFORM_KINDS,
+    gaussian_sigma,
+    kendall_noise_scale,
+    kendall_sensitivity,
+    nsggd_noise_scale,
+    resolve_radius,
+    resolve_transform,
+    sgpca_sensitivity,
+)
 from ..subspace import fix_signs, random_orthonormal, top_eigenvectors
 from ._base import (
     BOOLEAN,
@@ -95,15 +104,6 @@ __all__ = [
     "KENDALL_SENSITIVITIES",
 ]
 
-#: Accepted names of the two bounded transforms (aliases: the spec's short names).
-TRANSFORM_KINDS = {"spherical": "spherical", "sph": "spherical", "winsorized": "winsorized", "wins": "winsorized"}
-
-#: Replace-one Frobenius sensitivity of K̂_g, in units of ‖g‖∞²/n.
-KENDALL_SENSITIVITIES = {
-    "paper": 4.0,  # Kim & Jung, Prop. 2.1(3) / eq. (2.5): the default, so the paper's figures reproduce
-    "tight": 2.0 * math.sqrt(2.0),  # the exact worst case (attained; spec §5.2, audit recipe A)
-    "legacy": 2.0,  # NOT PRIVATE: half the paper's σ, what the R package shipped before its 2026 fix
-}
 
 # Pairs whose squared distance is at most this fraction of ‖x_i‖² + ‖x_j‖² (after centring) are
 # recomputed directly as g(x_i − x_j)g(x_i − x_j)ᵀ instead of through the Laplacian form (spec
@@ -117,30 +117,6 @@ _BLOCK_ENTRIES = 1 << 22
 # =============================================================================================
 # Generalized spatial signs and the Kendall's τ matrix
 # =============================================================================================
-def resolve_transform(transform_kind):
-    """Canonical transform name (``"spherical"`` or ``"winsorized"``) or ``ValueError``."""
-    if not isinstance(transform_kind, str) or transform_kind not in TRANSFORM_KINDS:
-        raise ValueError(
-            f"transform_kind must be one of 'spherical', 'winsorized' (or 'sph', 'wins'), got {transform_kind!r}"
-        )
-    return TRANSFORM_KINDS[transform_kind]
-
-
-def resolve_radius(radius, n_features, transform_kind):
-    r"""The winsorization radius actually used: ``radius``, or :math:`\sqrt d` when ``None``.
-
-    **Decision (spec §13.3):** the paper fixes one radius for all its experiments "assuming" a
-    common normalisation; our reading is :math:`r = \sqrt d`, which suits variables on unit
-    scale (λ_d(Σ) ≈ 1, tr Σ ≈ d) and meets the paper's condition (3.3) for the spiked-plus-identity
-    model with θ = 1/2.  It depends only on the public dimension: a radius computed from the
-    data would break the sensitivity argument, so none is offered.  For ``"spherical"`` the radius
-    is irrelevant and 1.0 (= ‖g‖∞) is returned.
-    """
-    if resolve_transform(transform_kind) == "spherical":
-        return 1.0
-    if radius is None:
-        return math.sqrt(n_features)
-    return check_positive(radius, "radius")
 
 
 def spatial_sign(T, transform_kind="spherical", radius=1.0):
@@ -397,38 +373,6 @@ def kendall_tau_naive(X, transform_kind="spherical", radius=None, *, pair_scale=
     return acc * (2.0 / (n * (n - 1)))
 
 
-def kendall_sensitivity(n_samples, transform_kind="spherical", radius=None, n_features=None, sensitivity="paper"):
-    r"""Replace-one Frobenius sensitivity of :math:`\hat K_g`: c·‖g‖∞²/n.
-
-    ``"paper"`` (c = 4, Kim & Jung Prop. 2.1(3)): the n − 1 pair terms that contain the replaced
-    record each change by at most ‖g‖² + ‖g′‖² ≤ 2‖g‖∞², and there are n − 1 of them with weight
-    2/(n(n−1)).  ``"tight"`` (c = 2√2): :math:`\lVert aa^\top-bb^\top\rVert_F^2 = \lVert a\rVert^4
-    + \lVert b\rVert^4 - 2(a^\top b)^2 \le 2s^4`, attained by moving a far point from the e₁ axis to
-    the e₂ axis.  ``"legacy"`` (c = 2): **not a valid bound** (see :class:`KendallDPPCA`).
-    ``radius``/``n_features`` resolve ‖g‖∞ for "winsorized" (r, default √d).
-    """
-    n = check_int(n_samples, "n_samples", low=2)
-    check_option(sensitivity, "sensitivity", tuple(KENDALL_SENSITIVITIES))
-    kind = resolve_transform(transform_kind)
-    if kind == "winsorized" and radius is None and n_features is None:
-        raise ValueError("radius=None means √d: pass n_features to resolve it")
-    r = resolve_radius(radius, n_features, kind)
-    return KENDALL_SENSITIVITIES[sensitivity] * r * r / n
-
-
-def kendall_noise_scale(n_samples, epsilon, delta, transform_kind="spherical", radius=None, n_features=None,
-                        sensitivity="paper", calibration="classic"):
-    r"""(Δ, σ) of g-DPPCA: Δ from :func:`kendall_sensitivity`, σ from :func:`privacy.gaussian_sigma`.
-
-    With the defaults this is eq. (2.5) of Kim & Jung,
-    :math:`\sigma = 4\lVert g\rVert_\infty^2\sqrt{2\log(1.25/\delta)}/(n\varepsilon)`; e.g. spherical,
-    n = 1387, ε = 1, δ = 1e-5 gives σ = 0.0139720 (spec §11 item 3).
-    """
-    check_option(calibration, "calibration", ("classic", "analytic"))
-    sens = kendall_sensitivity(n_samples, transform_kind, radius, n_features, sensitivity)
-    return sens, gaussian_sigma(sens, epsilon, delta, method=calibration)
-
-
 # =============================================================================================
 # g-DPPCA
 # =============================================================================================
@@ -571,7 +515,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
         return K
 
     def _sensitivity(self, n, d, g_sup):
-        return KENDALL_SENSITIVITIES[self.sensitivity] * g_sup * g_sup / n
+        return kendall_sensitivity(n, self.transform_kind_, g_sup, d, self.sensitivity)
 
     def _noise_scale(self, sensitivity, n, d, epsilon, delta, g_sup):
         return gaussian_sigma(sensitivity, epsilon, delta, method=self.calibration)
@@ -599,44 +543,6 @@ class KendallDPPCA(NoisyMatrixMechanism):
 # =============================================================================================
 # SGPCA (Cai, Xia & Zha 2024)
 # =============================================================================================
-def sgpca_sensitivity(n_samples, n_features, spikes, noise_variance=1.0, *, sensitivity="surrogate",
-                      sensitivity_constant=1.0):
-    r"""Δ of the spectral projector :math:`\hat U\hat U^\top` under the spiked model (reconstructed).
-
-    Cai, Xia & Zha's exact Δ (its constant and log factors) could not be recovered (spec §8.2,
-    §13.6).  We looked again for arXiv 2401.03820 (ar5iv, summary sites, LaTeX corpora, public
-    code) in November 2026: only its abstract is reachable from this project's offline
-    workplace, and no public implementation of SGPCA was found.  Two reconstructions are
-    offered, with σ₀² = ``noise_variance``, λ_j = ``spikes`` (the eigenvalues of Σ are
-    λ_j + σ₀²), r = len(spikes):
-
-    ``"surrogate"`` (default, **our choice**)
-        :math:`\Delta = C_\Delta\,\sqrt2\,\sigma_0\sqrt d\,\sqrt{\sum_j(\lambda_j+\sigma_0^2)}\,
-        \sqrt{\log n}/(n\lambda_r)`, C_Δ = ``sensitivity_constant``.  It is about the largest
-        change seen over random in-model replacements, so it does **not** bound the
-        high-probability sensitivity; it reproduces the ordering of Kim & Jung's Figure 2.
-        (1000, 10, spikes (9, 4), σ₀² = 1): 1.13807e-2.
-    ``"hp_bound"`` (**our analysis**)
-        :math:`\Delta_{hp} = \frac{2\sqrt2}{n}\sigma_0(\sqrt{d-r}+\sqrt{2\log n})\sqrt{2\log(2rn)}
-        \sqrt{\sum_j(\lambda_j+\sigma_0^2)/\lambda_j^2}`: the first-order change of P̂ from two
-        records with Gaussian tail factors; it covered every sampled replacement (spec §11 item 18),
-        but is still first-order and model-based.  (1000, 10): 4.97849e-2.
-    """
-    n = check_int(n_samples, "n_samples", low=2)
-    d = check_int(n_features, "n_features", low=1)
-    spikes = np.asarray(spikes, dtype=np.float64).ravel()
-    if spikes.size < 1 or not np.all(np.isfinite(spikes)) or np.any(spikes <= 0):
-        raise ValueError(f"spikes must be positive finite numbers, got {spikes.tolist()}")
-    s0sq = check_positive(noise_variance, "noise_variance")
-    check_option(sensitivity, "sensitivity", ("surrogate", "hp_bound"))
-    C = check_positive(sensitivity_constant, "sensitivity_constant")
-    s0 = math.sqrt(s0sq)
-    r = spikes.size
-    if sensitivity == "surrogate":
-        return C * math.sqrt(2.0) * s0 * math.sqrt(d) * math.sqrt(float(np.sum(spikes + s0sq))) * math.sqrt(
-            math.log(n)) / (n * float(np.min(spikes)))
-    return C * (2 * math.sqrt(2.0) / n) * s0 * (math.sqrt(max(d - r, 0)) + math.sqrt(2 * math.log(n))) * math.sqrt(
-        2 * math.log(2 * r * n)) * math.sqrt(float(np.sum((spikes + s0sq) / spikes**2)))
 
 
 class SGPCA(NoisyMatrixMechanism):
@@ -800,27 +706,6 @@ def _largest_row_norm(X):
     with np.errstate(over="ignore"):
         top = float(np.max(np.linalg.norm(X, axis=1)))
     return top if math.isfinite(top) else float(np.max(row_norms(X)))
-
-
-def nsggd_noise_scale(batch_size, epsilon, delta, n_iter, data_norm=1.0):
-    r"""Per-step σ of NSGGD: T Gaussian steps of sensitivity 2B²/b, composed exactly in zCDP.
-
-    Each step releases the batch-mean gradient.  One record's term has Frobenius norm
-    ‖Vᵀx‖ ≤ ‖x‖ ≤ B (``data_norm``; the term is linear in x), so replacing one record moves the
-    mean by at most 2B/b: each step is ρ₁ = (2B/b)²/(2σ²)-zCDP, T steps give ρ = Tρ₁, and
-    :math:`\varepsilon = \rho + 2\sqrt{\rho\log(1/\delta)}`, i.e.
-    :math:`\sigma = \frac{2B}{b}\sqrt{T/(2\rho)}`,
-    :math:`\sqrt\rho = \sqrt{\log(1/\delta)+\varepsilon}-\sqrt{\log(1/\delta)}`
-    (``privacy.iterative_gaussian_sigma(..., method="zcdp")``).  Valid for b < n too (the record is
-    treated as present in every batch; no subsampling amplification).  **Our choice** (spec §8.3,
-    §13.7): the source's own noise rule and accountant could not be recovered.
-
-    n = b = 1000, T = 50, ε = 1, δ = 1e-5: σ = 6.930432e-2 (spec §11 item 22).
-    """
-    b = check_int(batch_size, "batch_size", low=1)
-    T = check_int(n_iter, "n_iter", low=1)
-    B = check_data_norm(data_norm)
-    return iterative_gaussian_sigma(2.0 * B / b, epsilon, delta, T, method="zcdp")
 
 
 _STEP_RULES = ("constant", "inv_sqrt", "backtracking")

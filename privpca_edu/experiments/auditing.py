@@ -78,6 +78,11 @@ def with_noise_multiplier(cls, multiplier):
     implementation.  Built the way :mod:`privpca_edu.audit.mutants` builds ``HalfSigma…``:
     it overrides only the noise-scale hook, so the privacy claim (ε, δ) stays the parent's.
     ``multiplier = 1`` returns ``cls`` itself.
+
+    ``NoisyMatrixMechanism._noise_scale`` is the mutants' override point, on purpose: it is the
+    one method through which ``fit``, ``release_parts`` and ``sample_releases`` obtain σ (each
+    estimator's returns a public calibration of :mod:`privpca_edu.privacy`), so scaling it breaks
+    the mechanism while leaving everything else, including the claim, untouched.
     """
     multiplier = check_positive(multiplier, "sigma_multiplier")
     if multiplier == 1.0:

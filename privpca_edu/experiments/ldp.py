@@ -47,7 +47,7 @@ from ..datasets._ldp import ldp_spiked_model
 from ..estimators import AnalyzeGauss
 from ..estimators.local import (LocalGaussianPCA, LocalSparsePCA, default_sparse_penalty, fantope_admm,
                                local_noise_scale)
-from ..privacy import symmetric_noise
+from ..privacy import analyze_gauss_noise_scale, symmetric_noise
 from ..subspace import (_sin_theta, random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors,
                         truncate_rows)
 from ._lockstep import ddot_rows
@@ -265,8 +265,7 @@ def _central_errors(S, n, V, epsilon, delta, calibration, n_repeats, seed):
     """Analyze Gauss on the same S: its own calibration methods, noise drawn as its fit does."""
     p, k = V.shape
     ag = AnalyzeGauss(k, epsilon=epsilon, delta=delta, calibration=calibration)
-    sens = ag._sensitivity(n, p, 1.0)
-    sigma = ag._noise_scale(sens, n, p, check_epsilon(epsilon), delta, 1.0)
+    sigma = analyze_gauss_noise_scale(n, check_epsilon(epsilon), delta, 1.0, calibration)
     errors = []
     for r in range(n_repeats):
         E = symmetric_noise(p, sigma, convention=ag.noise_convention, random_state=_stream(seed, "central", r))
@@ -533,8 +532,7 @@ def effective_sample_size(epsilons=(1.0, 2.0, 4.0, 8.0), n_values=None, *, setti
                 central_se[i, j] = e_c.std(ddof=1) / math.sqrt(n_repeats) if n_repeats > 1 else np.nan
                 sigma1 = local_noise_scale(eps, delta, 1.0, calibration)["noise_scale"]
                 sd_local[i, j] = sigma1 / math.sqrt(n)
-                ag = AnalyzeGauss(k, epsilon=eps, delta=delta, calibration=cal_central)
-                sd_central[i, j] = ag._noise_scale(ag._sensitivity(n, p, 1.0), n, p, eps, delta, 1.0)
+                sd_central[i, j] = analyze_gauss_noise_scale(n, eps, delta, 1.0, cal_central)
     return dict(n=np.array(n_values, dtype=float), epsilons=np.array(eps_values), local=local, central=central,
                 local_se=local_se, central_se=central_se, nonprivate=nonpriv,
                 random_level=random_subspace_distance(p, k, kind="projection"), local_noise_sd=sd_local,
@@ -706,7 +704,7 @@ def _errors_batch(kind, ns, p, k, s, gap, epsilon, delta, calibration, n_repeats
         ag = AnalyzeGauss(k, epsilon=epsilon, delta=delta, calibration=calibration)
         for n, dat in zip(ns, data):
             with _Notes() as notes:  # as _central_errors, which the reference fit runs
-                sigma = ag._noise_scale(ag._sensitivity(n, p, 1.0), n, p, check_epsilon(epsilon), delta, 1.0)
+                sigma = analyze_gauss_noise_scale(n, check_epsilon(epsilon), delta, 1.0, calibration)
             S = np.asarray(dat["second_moment"])
             errors = [_sin_theta(top_eigenvectors(S + sigma * _unit_noise(p, ag.noise_convention, seed, "central", r),
                                                   k)[1], V) * math.sqrt(2.0) for r in range(n_repeats)]
@@ -714,8 +712,7 @@ def _errors_batch(kind, ns, p, k, s, gap, epsilon, delta, calibration, n_repeats
         return out
     est = _ldp_estimator(kind, k, epsilon, delta, calibration, None, dict(DASHBOARD_SOLVER) if kind == "sparse" else {})
     with _Notes() as notes:  # what every fit_second_moment raises before its noise is drawn
-        est._validate_privacy()
-        sigma1 = est._calibrate()[3]["noise_scale"]
+        sigma1 = est.noise_calibration()["noise_scale"]
     released = []
     for n, dat in zip(ns, data):
         S, scale = np.asarray(dat["second_moment"]), sigma1 / math.sqrt(n)
@@ -834,7 +831,7 @@ def user_report_example(epsilon=4.0, n_features=10, n_components=2, *, support_s
     with _Notes() as notes:
         est = LocalGaussianPCA(k, epsilon=epsilon, delta=delta, calibration=calibration)
         report = est.user_report(x, random_state=_stream(seed, "report", p))
-        sigma1 = est._calibrate(warn=False)[3]["noise_scale"]
+        sigma1 = est.noise_calibration(warn=False)["noise_scale"]
     outer = np.outer(x, x)
     noise = report - outer
     snr = float(np.linalg.norm(outer) / np.linalg.norm(noise)) if np.any(noise) else math.inf

@@ -44,7 +44,7 @@ from ..datasets._elliptical import elliptical, outlier_direction, spike_directio
 from ..estimators.covariance import AnalyzeGauss
 from ..estimators.robust import (NSGGD, SGPCA, KendallDPPCA, NonPrivateAnalyzeGaussReplication, kendall_tau_matrix,
                                  nsggd_noise_scale)
-from ..privacy import symmetric_noise
+from ..privacy import gaussian_sigma, symmetric_noise
 from ..subspace import fix_signs, random_orthonormal, subspace_distance, top_eigenvectors
 from ._threads import in_parallel
 
@@ -109,10 +109,10 @@ def _noisy_matrix_losses(est, X, truth, epsilons, delta, rng):
     parts = est.release_parts(X)
     d = parts.statistic.shape[0]
     E0 = symmetric_noise(d, 1.0, convention=parts.convention, random_state=rng)
-    n, k = X.shape[0], truth.shape[1]
+    k = truth.shape[1]
     out = []
     for eps in epsilons:
-        sigma = est._noise_scale(parts.sensitivity, n, d, eps, delta, None)
+        sigma = gaussian_sigma(parts.sensitivity, eps, delta, method=est.calibration)
         out.append(_loss(top_eigenvectors(parts.statistic + sigma * E0, k)[1], truth))
     return out
 
@@ -457,7 +457,7 @@ def heavy_tails_explorer(contamination=0.0, df=math.inf, epsilon=1.0, delta=1e-5
                 parts, noise, nsggd_seed = _explorer_statistics(n, d, df, eta, seed, baselines, calibration)
                 comps = {}
                 for m, (est, p) in parts.items():
-                    sigma = est._noise_scale(p.sensitivity, n, d, epsilon, delta, None)
+                    sigma = gaussian_sigma(p.sensitivity, epsilon, delta, method=est.calibration)
                     sigmas[m] = sigma
                     comps[m] = top_eigenvectors(p.statistic + sigma * noise[m], 2)[1]
                 comps["NSGGD"] = np.ascontiguousarray(nsggd[r].T).T  # as components_.T of the fit
@@ -536,13 +536,12 @@ def _first_directions(X, epsilon, rng_seed, parts=None):
     """First component of covariance PCA (AG's statistic, paper normalisation) and of spherical
     Kendall, without noise (ε = ∞) or with the fixed noise draw scaled to ε.  ``parts``: the
     estimators' ``release_parts`` of X if known (:func:`_breakdown_parts`)."""
-    n = X.shape[0]
     out = {}
     with _quiet():
         for name, est in _breakdown_estimators(epsilon):
             p = parts[name] if parts is not None else est.release_parts(X)
             E0 = _breakdown_unit_noise(p.convention, rng_seed)
-            sigma = est._noise_scale(p.sensitivity, n, 2, epsilon, 1e-5, None)
+            sigma = gaussian_sigma(p.sensitivity, epsilon, 1e-5, method=est.calibration)
             out[name] = top_eigenvectors(p.statistic + sigma * E0, 1)[1][:, 0]
             out[name + "_eigs"] = np.linalg.eigvalsh(p.statistic)[::-1]
     return out
@@ -558,7 +557,7 @@ def _breakdown_curves(n, lam1, seed, distance, epsilon):
             parts = _breakdown_parts(n, lam1, seed, int(round(f * n)), distance)
             for name, est in ests:  # as _first_directions
                 p = parts[name]
-                sigma = est._noise_scale(p.sensitivity, n, 2, epsilon, 1e-5, None)
+                sigma = gaussian_sigma(p.sensitivity, epsilon, 1e-5, method=est.calibration)
                 v = top_eigenvectors(p.statistic + sigma * _breakdown_unit_noise(p.convention, seed), 1)[1][:, 0]
                 curves[name][i] = abs(v[1])  # |sin angle to v₁ = e₁|
     for c in curves.values():

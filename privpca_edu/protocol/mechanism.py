@@ -68,7 +68,16 @@ from .._validation import (
     clip_rows,
 )
 from ..estimators.covariance import ReleaseParts
-from ..privacy import check_gaussian_guarantee, gaussian_sigma, symmetric_noise
+from ..privacy import (  # the calibrations live in privpca_edu.privacy; re-exported here
+    DPDPCA_CALIBRATIONS,
+    dpdpca_noise_scale,
+    dpdpca_sensitivity,
+    mask_sensitivity,
+    symmetric_noise,
+)
+
+#: σ calibrations of the protocol: name → description (:data:`privpca_edu.privacy.DPDPCA_CALIBRATIONS`).
+CALIBRATIONS = DPDPCA_CALIBRATIONS
 
 __all__ = [
     "CALIBRATIONS",
@@ -86,12 +95,6 @@ __all__ = [
     "PlaintextDPDPCA",
 ]
 
-#: σ calibrations of the protocol: name → description.
-CALIBRATIONS = {
-    "classic": "Δ = 4B² (centred scatter, corrected), classic σ = Δ√(2 ln(1.25/δ))/ε (ε < 1)",
-    "analytic": "Δ = 4B² (centred scatter, corrected), analytic Gaussian mechanism (Balle & Wang 2018), any ε",
-    "paper": "Δ = B² (the paper's Δ = 1): NOT differentially private for the centred scatter; reproduction only",
-}
 
 #: Who adds the Gaussian noise.
 NOISE_BY = {
@@ -128,73 +131,9 @@ def centred_scatter(R, v, N):
     return np.asarray(R, dtype=np.float64) - np.outer(v, v) / N
 
 
-def dpdpca_sensitivity(data_norm=1.0, calibration="classic"):
-    """ℓ2 sensitivity of the centred scatter in the noise coordinates: 4B², or B² for "paper"."""
-    data_norm = check_positive(data_norm, "data_norm")
-    check_option(calibration, "calibration", tuple(CALIBRATIONS))
-    return (1.0 if calibration == "paper" else 4.0) * data_norm**2
-
-
-def mask_sensitivity(data_norm=1.0):
-    """ℓ2 sensitivity of the column sum v = Σ xᵢ under replace-one: ‖x − y‖ ≤ 2B."""
-    return 2.0 * check_positive(data_norm, "data_norm")
-
-
 def default_mask_scale(n_samples, data_norm=1.0):
     """The proxy's default mask scale β = 1000·N·B (a thousand times the largest possible |vᵢ| ≤ NB)."""
     return 1000.0 * check_int(n_samples, "n_samples", low=1) * check_positive(data_norm, "data_norm")
-
-
-def dpdpca_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic", *, mask_mu=0.0):
-    r"""σ of each noise entry of G' (total over all parties), from :func:`privacy.gaussian_sigma`.
-
-    ``"classic"`` and ``"paper"`` use the classic formula (which warns for ε ≥ 1); ``"analytic"``
-    the exact one.  This function does not warn about ``"paper"``: the callers that release do.
-
-    ``mask_mu``: the data user of the protocol also receives :math:`v' = v + b`, a second
-    Gaussian release (of v, sensitivity 2B, noise β: :math:`\mu_b = 2B/eta`).  With
-    ``"analytic"`` the two together are calibrated *exactly*: μ-GDP mechanisms compose to
-    :math:`\sqrt{\mu_S^2 + \mu_b^2}`-GDP (Dong, Roth & Su 2019, Cor. 3.3), so
-    :math:`\sigma = \Delta/\sqrt{\mu_*^2 - \mu_b^2}` with :math:`\mu_* = 1/\sigma_{
-m analytic}(\Delta=1)`
-    the largest μ that is (ε, δ)-DP (then stepped up to the first float passing
-    :func:`~privpca_edu.privacy.check_gaussian_guarantee`).  A mask with :math:`\mu_b \ge \mu_*`
-    alone spends more than (ε, δ): ``ValueError``.  ``"classic"`` keeps its formula (it has slack
-    for ε < 1); the privacy record's exact check composes both releases either way.
-
-    The value is computed in units of B² (Δ = 4, or 1 for "paper") and then scaled, so an
-    extreme ``data_norm`` is refused by name instead of overflowing.
-
-    Examples
-    --------
-    >>> round(dpdpca_noise_scale(1.0, 1e-5, calibration="analytic"), 4)
-    14.9225
-    >>> round(dpdpca_noise_scale(0.5, 1e-4, calibration="paper"), 6)   # Algorithm 2's τ(0.5, 1e-4)
-    8.687225
-    """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    data_norm = check_positive(data_norm, "data_norm")
-    check_option(calibration, "calibration", tuple(CALIBRATIONS))
-    mask_mu = check_positive(mask_mu, "mask_mu", allow_zero=True)
-    sens = 1.0 if calibration == "paper" else 4.0
-    if calibration != "analytic" or mask_mu == 0.0 or math.isinf(epsilon):
-        sigma = gaussian_sigma(sens, epsilon, delta, method="analytic" if calibration == "analytic" else "classic")
-    else:
-        mu_star = 1.0 / gaussian_sigma(1.0, epsilon, delta, method="analytic")
-        if mask_mu >= mu_star:
-            raise ValueError(
-                f"mask_scale is too small for (epsilon={epsilon:g}, delta={delta:g}): the masked sum v' = v + b is "
-                f"itself a Gaussian release of v with mu = 2B/mask_scale = {mask_mu:.3g} >= {mu_star:.3g}, all that "
-                f"(epsilon, delta) allows; use mask_scale > {2.0 / mu_star:.3g} * data_norm"
-            )
-        sigma = sens / math.sqrt(mu_star**2 - mask_mu**2)
-        while not check_gaussian_guarantee(epsilon, delta, [(sens, sigma), (2.0, 2.0 / mask_mu)]).holds:
-            sigma = math.nextafter(sigma, math.inf)
-    scale = data_norm * data_norm
-    if not (math.isfinite(sigma * scale) and scale > 0.0 and (sigma == 0.0 or sigma * scale > 0.0)):
-        raise ValueError(f"data_norm={data_norm:g} is outside the range float64 can hold for σ = {sigma:g}·data_norm²")
-    return sigma * scale
 
 
 def _warn_paper(stacklevel=3):
