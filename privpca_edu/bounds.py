@@ -45,7 +45,7 @@ from ._bounds_dps import *  # noqa: F401,F403  DPS-PCA Theorem 4.3
 from ._bounds_ldp import *  # noqa: F401,F403  Wang & Xu, Theorems 1–4 (local DP)
 from ._bounds_robust import *  # noqa: F401,F403  Kim & Jung, g-DPPCA
 from ._validation import check_delta, check_epsilon, check_int, check_option, check_positive
-from .privacy import SYMMETRIC_CONVENTIONS, gaussian_sigma, mod_sulq_noise_scale
+from .privacy import SYMMETRIC_CONVENTIONS, analyze_gauss_sensitivity, gaussian_sigma, mod_sulq_noise_scale
 from .subspace import random_subspace_distance
 
 __all__ = [
@@ -281,7 +281,7 @@ def analyze_gauss_bound(n_samples, n_features, n_components, epsilon, delta, eig
     eigengap = check_positive(eigengap, "eigengap")
     data_norm = check_positive(data_norm, "data_norm")
     check_option(calibration, "calibration", ("classic", "analytic"))
-    sensitivity = math.sqrt(2.0) * data_norm**2 / n
+    sensitivity = analyze_gauss_sensitivity(n, data_norm)
     sigma = gaussian_sigma(sensitivity, epsilon, delta, method=calibration)
     out = _noisy_covariance_bound("AnalyzeGauss", sigma, sensitivity, n, d, k, eigengap)
     out["calibration"] = calibration
@@ -314,6 +314,6 @@ def mod_sulq_bound(n_samples, n_features, n_components, epsilon, delta, eigengap
     eigengap = check_positive(eigengap, "eigengap")
     data_norm = check_positive(data_norm, "data_norm")
     beta = mod_sulq_noise_scale(d, n, epsilon, delta, data_norm=data_norm)
-    out = _noisy_covariance_bound("ModSuLQ", beta, math.sqrt(2.0) * data_norm**2 / n, n, d, k, eigengap)
+    out = _noisy_covariance_bound("ModSuLQ", beta, analyze_gauss_sensitivity(n, data_norm), n, d, k, eigengap)
     out["calibration"] = "paper"
     return out
