@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 from _timing import median_time  # noqa: E402
 
 from privpca_edu._validation import single_threaded_blas  # noqa: E402
-from privpca_edu.estimators import robust  # noqa: E402
+from privpca_edu.estimators import kendall  # noqa: E402
 
 
 def products_only(X, block):
@@ -111,7 +111,7 @@ def kendall_peak(X):
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
     t0 = time.perf_counter()
-    robust.kendall_tau_matrix(X, "spherical")
+    kendall.kendall_tau_matrix(X, "spherical")
     elapsed = time.perf_counter() - t0
     peak = tracemalloc.get_traced_memory()[1] - base
     tracemalloc.stop()
@@ -119,7 +119,7 @@ def kendall_peak(X):
 
 
 def bench_duplicates(quick):
-    block_mb = robust._BLOCK_ENTRIES * 8 / 2**20
+    block_mb = kendall._BLOCK_ENTRIES * 8 / 2**20
     print(f"(d) K̂ on duplicate-heavy data (spherical; block {block_mb:.0f} MB): peak memory (tracemalloc) and time")
     print(f"    {'case':<40} {'before peak':>11} {'before s':>9} {'after peak':>11} {'after s':>8}")
     for name, make in duplicate_cases(quick).items():
@@ -136,16 +136,16 @@ def main():
     n, d, n_big = (1000, 20, 4000) if args.quick else (4000, 50, 20_000)
     repeats = 3 if args.quick else 7
     X = np.random.default_rng(0).standard_normal((n, d))
-    block = max(16, min(n, robust._BLOCK_ENTRIES // n))
+    block = max(16, min(n, kendall._BLOCK_ENTRIES // n))
 
     with single_threaded_blas():
         for kind in ("spherical", "winsorized"):
-            robust.kendall_tau_matrix(X, kind)  # warm up
+            kendall.kendall_tau_matrix(X, kind)  # warm up
         prods = products_only(X, block)
         prods()
         t_prod = median_time(prods, repeats)
-        t_sph = median_time(lambda: robust.kendall_tau_matrix(X, "spherical"), repeats)
-        t_wins = median_time(lambda: robust.kendall_tau_matrix(X, "winsorized"), repeats)
+        t_sph = median_time(lambda: kendall.kendall_tau_matrix(X, "spherical"), repeats)
+        t_wins = median_time(lambda: kendall.kendall_tau_matrix(X, "winsorized"), repeats)
         print(f"(a) K̂ at n = {n}, d = {d} (block {block} rows, one BLAS thread), median of {repeats}:")
         print(f"    matrix products alone           {t_prod * 1e3:8.1f} ms")
         print(f"    K̂ spherical                     {t_sph * 1e3:8.1f} ms   ratio {t_sph / t_prod:.2f} (target ≤ 2)")
@@ -158,7 +158,7 @@ def main():
         print(f"(b) vectorised-per-pair loop: {per_pair * 1e6:.2f} µs per pair (timed on the pairs of {n_rows} rows), "
               f"extrapolated to all {n_pairs:,} pairs: {t_pairs:.1f} s")
         print(f"    speed-up of the Laplacian form: median {t_pairs / t_sph:,.0f}× (target ≥ 50)")
-        t_rows = median_time(lambda: robust.kendall_tau_naive(X, "spherical"), 1)
+        t_rows = median_time(lambda: kendall.kendall_tau_naive(X, "spherical"), 1)
         print(f"    loop over rows (numpy over j > i): median {t_rows:.2f} s, {t_rows / t_sph:.0f}× the Laplacian form")
 
         Xb = np.random.default_rng(1).standard_normal((n_big, d))

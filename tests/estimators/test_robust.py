@@ -16,7 +16,7 @@ import privpca_edu as pp
 from privpca_edu import audit, privacy
 from privpca_edu.audit import mutants
 from privpca_edu.datasets._elliptical import elliptical, outlier_direction, spike_directions
-from privpca_edu.estimators import robust as robust_module
+from privpca_edu.estimators import kendall as kendall_module
 from privpca_edu.estimators.robust import (
     NSGGD,
     SGPCA,
@@ -167,7 +167,7 @@ def test_repeated_rows_and_chunked_near_pairs_match_the_pair_loop(kind, monkeypa
     ref = kendall_tau_naive(Xd, kind, radius=2.0, method="pair_loop")
     for entries in (None, 64):
         if entries is not None:
-            monkeypatch.setattr(robust_module, "_BLOCK_ENTRIES", entries)
+            monkeypatch.setattr(kendall_module, "_BLOCK_ENTRIES", entries)
         K = kendall_tau_matrix(Xd, kind, radius=2.0, block_size=9)
         assert np.max(np.abs(K - ref)) / np.max(np.abs(ref)) < 1e-10, entries
 
@@ -184,7 +184,7 @@ def _peak_bytes(fn):
 def test_kendall_memory_is_bounded_by_the_block_on_duplicate_heavy_data():
     # Documented memory: O(bn) with a block of 2²² numbers (32 MB).  Before the fix the
     # near-duplicate path allocated (candidate pairs) × d: np.ones((3000, 100)) peaked at 8.5 GB.
-    block_bytes = 8 * robust_module._BLOCK_ENTRIES
+    block_bytes = 8 * kendall_module._BLOCK_ENTRIES
     rng = np.random.default_rng(0)
     X = rng.standard_normal((2000, 60))
     # 800 near-duplicates of one row away from the median: 6.4e5 candidate pairs (ordered)
@@ -204,8 +204,8 @@ def test_kendall_memory_is_bounded_by_the_block_on_duplicate_heavy_data():
 
 
 def test_kendall_warns_with_a_time_estimate_at_large_n():
-    assert robust_module.kendall_cost_seconds(4000, 50) < 1           # measured ≈ 0.1 s
-    assert robust_module.kendall_cost_seconds(10**6, 50) > 3600       # hours
+    assert kendall_module.kendall_cost_seconds(4000, 50) < 1           # measured ≈ 0.1 s
+    assert kendall_module.kendall_cost_seconds(10**6, 50) > 3600       # hours
     # n = 3·10⁵ (≈ 5 min estimated): the warning comes before any pair is visited (turned into an
     # error, it stops the call after the median centring and the search for repeated rows)
     X = np.random.default_rng(0).standard_normal((300_000, 3))
