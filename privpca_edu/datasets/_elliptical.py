@@ -1,4 +1,4 @@
-r"""Elliptical and contaminated data with a two-spike dispersion (Kim & Jung 2025, §4; spec g_dppca.md §9.1)."""
+r"""Elliptical and contaminated data with a two-spike dispersion (Kim & Jung 2025, Section 4)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ ELLIPTICAL_FAMILIES = ("gaussian", "t", "contaminated")
 def spike_directions(n_features, n_spikes=2):
     r"""The default spike directions: indicator vectors of consecutive blocks, normalised.
 
-    Block j covers coordinates ⌊jd/k⌋ … ⌊(j+1)d/k⌋ − 1; for k = 2 this is spec §9.1's
+    Block j covers coordinates ⌊jd/k⌋ … ⌊(j+1)d/k⌋ − 1; for k = 2 this is Kim & Jung's (Section 4.1)
     :math:`v_1 = \mathbf 1_{\lfloor d/2\rfloor}/\sqrt{\lfloor d/2\rfloor}` on the first half and
     :math:`v_2` on the rest: dense, non-coordinate directions.  Returns a (d, k) orthonormal matrix.
     """
@@ -73,8 +73,8 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
                eigenvalues=(10.0, 5.0), outlier_scale=None, random_state=None):
     r"""Elliptical data with dispersion :math:`\Sigma = I_d + \sum_j(\lambda_j-1)v_jv_j^\top`, optionally contaminated.
 
-    The model of Kim & Jung's simulations (spec §9.1; the spike values, directions and the outlier
-    law are **our** defaults — the paper's were not recovered):
+    The model of Kim & Jung's simulations (Section 4.1; the spike values, directions and the outlier
+    law are **our** defaults):
 
     * ``"gaussian"``: :math:`x \sim N_d(0, \Sigma)`;
     * ``"t"``: multivariate t with ν = ``df`` degrees of freedom (any ν > 0),

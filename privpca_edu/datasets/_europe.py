@@ -16,7 +16,7 @@ Two sources, one container (:class:`EuropeData`):
     licence, so they are **not** shipped: :func:`europe` downloads them on first use into a cache
     directory and checks their pinned SHA-256 checksums, or reads them from ``data_dir``.
 
-Both are built as in spec g_dppca.md §10.1 (the construction of CoinPress, Biswas et al. 2020,
+Both are built as in Kim & Jung's Section 4.3 (the construction of CoinPress, Biswas et al. 2020,
 without its factor 20, which is what the paper's authors ship in the R package ``dppca``):
 
 .. math:: X = V_{\rm ev}\,\operatorname{diag}(\ell_1,\dots,\ell_{20})\,Q,
@@ -84,8 +84,8 @@ class Population(NamedTuple):
     size: int  #: individuals in the 1387-person sample
 
 
-#: The 37 population labels, their coordinates and sample sizes (spec europe_synthetic.md).
-#: Ordered by sample size, as in the spec's table.
+#: The 37 population labels, their coordinates and sample sizes (Novembre et al. 2008).
+#: Ordered by sample size.
 EUROPE_POPULATIONS = tuple(Population(*row) for row in (
     ("Italy", "IT", 42.00, 12.50, 219),
     ("United Kingdom", "UK", 53.54, -2.33, 200),
@@ -265,7 +265,7 @@ def europe(source="synthetic", *, cache_dir=None, data_dir=None, download=True, 
 
     Notes
     -----
-    **The simulation** (spec europe_synthetic.md; all parameters are ours):
+    **The simulation** (all parameters are ours):
 
     1. *People.*  Each of the 37 POPRES populations contributes its real sample size; a person
        lives at the population's coordinates plus an isotropic Gaussian displacement of
@@ -297,7 +297,7 @@ def europe(source="synthetic", *, cache_dir=None, data_dir=None, download=True, 
     (whose Marchenko–Pastur bulk sits near 2.3, higher than the real data's 1.3, which come from
     ~200 000 SNPs; generating those would take minutes, not half a second).
 
-    **The real data** (spec g_dppca.md §10.1): columns 2–21 of the ``.eigs`` file (after its
+    **The real data** (Novembre et al. 2008, as used in Kim & Jung's Section 4.3): columns 2–21 of the ``.eigs`` file (after its
     ``#eigvals`` header line), the first 20 lines of the ``.eval`` file, labels and coordinates
     from ``PCA.txt`` (same row order, checked).  Column means are ~1e-6 (the entries are rounded
     to 4 decimals).  The privacy caveat: these PCs were computed from everyone's genotypes —

@@ -82,12 +82,12 @@ def ldp_spiked(
     ----------
     n_samples, n_features, n_components : int
         n, p and k (1 ≤ k < p).  The **defaults are the book's small setting** where the trends
-        are visible (spec ``ldp_pca.md`` §6.1: p = 10, k = 2, Δ = 10, n = 10⁵).  The paper's
-        dense setting is p = 40, k ∈ {5, 10, 15, 20}, Δ = 1 (reconstructed), n = 10⁵; its
+        are visible (p = 10, k = 2, Δ = 10, n = 10⁵).  The paper's
+        dense setting is p = 40, k ∈ {5, 10, 15, 20}, Δ = 1, n = 10⁵; its
         sparse setting p = 400, k = 10, s ∈ {15, 20, 40, 80}, Δ = 1, n = 2000.  At the paper's
         scale the LDP noise swamps the eigengap and every error sits at the random-guess level.
     gap : float
-        Δ > 0, the signal/gap parameter (the Greek letter is lost in the paper's text).
+        Δ > 0, the signal/gap parameter of Wang & Xu's Section 6.
     support_size : int, optional
         s with k ≤ s ≤ p for the row-sparse variant.
     clip : bool

@@ -25,7 +25,7 @@ def spiked_sparse(
 ):
     r"""Mean-zero Gaussian data whose leading k-eigenspace has ``support_size`` nonzero rows.
 
-    The model of DPS-PCA's experiments (Ge et al. 2018, §5; spec ``dps_pca.md`` §5.1):
+    The model of DPS-PCA's experiments (Ge et al. 2018, Section 5):
 
     1. eigenvalues :math:`\lambda_i` = ``spike`` for i ≤ k, i.i.d. Uniform[0, ``noise_high``]
        for i > k;
@@ -45,7 +45,7 @@ def spiked_sparse(
         ``"none"`` returns the raw rows (norm ≈ √(k·spike + …) ≈ 75 at paper defaults).
         ``"unit"`` divides each row by its own norm: a per-record map, so it costs no privacy,
         keeps the eigenvectors and their order for this elliptical law, and makes the rows
-        satisfy ``data_norm=1`` (spec §5.0: the reproduction default).  ``"max_norm"`` divides
+        satisfy ``data_norm=1`` (the reproduction default; the paper does not normalise).  ``"max_norm"`` divides
         all rows by the largest row norm: that bound comes from the data, so a private
         estimator run on it is **not** private; for illustration only.
     permute : bool

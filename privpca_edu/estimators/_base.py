@@ -242,7 +242,7 @@ class PrivateEstimator(PCABase):
         return epsilon, delta, data_norm
 
     def _prepare(self, X, *, fitting=False, min_samples=1):
-        """Validate parameters and X (once), clip rows to ``data_norm`` (on our copy; warns).
+        """Validate parameters and X (once), clip rows to ``data_norm`` (on a private copy of X; warns).
 
         ``fitting=True`` from ``fit`` (forgets the previous fit, records ``n_features_in_``).
         The number of clipped rows is not stored: it depends on the private data.

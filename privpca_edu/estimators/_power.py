@@ -24,7 +24,7 @@ def initial_basis(init, n_features, n_components, sparsity, threshold_init, rand
 
     ``init="random"``: a data-independent Haar-random d×k basis, *not* thresholded unless
     ``threshold_init=True`` (thresholding a random start often throws away the whole true
-    support: spec dps_pca.md §2.5, "the initialisation pitfall").  An array is used as given
+    support: the initialisation pitfall of Ge et al.'s Algorithm 1 line 1).  An array is used as given
     and thresholded unless ``threshold_init=False``.
     """
     d, k = n_features, n_components

@@ -93,7 +93,7 @@ class TruncatedPowerPCA(PCABase):
         default: see ``threshold_init``).
     threshold_init : bool or None
         Threshold the start (Algorithm 1 line 1).  Default: True for an array, False for
-        ``"random"`` (spec dps_pca.md §2.5 explains the pitfall).
+        ``"random"`` (thresholding a random start often discards the true support).
     method : {"block", "deflation"}
         ``"deflation"`` finds one sparse vector at a time and deflates
         :math:`\\hat\\Sigma \\leftarrow (I - xx^\\top)\\hat\\Sigma(I - xx^\\top)` (Yuan & Zhang).

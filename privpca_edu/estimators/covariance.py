@@ -183,7 +183,7 @@ class ModSuLQ(NoisyMatrixMechanism):
     **Privacy.** (ε, δ)-DP for replace-one neighbours with ‖x‖ ≤ B, by the paper's Theorem 5
     (a direct density-ratio bound over the d(d+1)/2 noisy entries).  β grows like d/(nε):
     the noise norm ‖E‖₂ ≈ 2√d β grows like d^{3/2}, so at d = 1000, n = 10⁵ the output is a
-    random subspace (spec dps_pca.md §5.3 note 3).  ``sensitivity_`` reports the upper-triangle
+    random subspace (Ge et al. 2018, Section 5).  ``sensitivity_`` reports the upper-triangle
     ℓ2 sensitivity √2B²/n for audits: β is far above what the Gaussian mechanism would need
     for it, so the audit passes with a wide margin.
     """

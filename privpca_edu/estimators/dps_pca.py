@@ -135,7 +135,7 @@ class DPSPCA(PrivateEstimator):
         Public row-norm bound B; rows above it are scaled down (with a warning).
     calibration : str, default "paper"
         One of ``privacy.ITERATIVE_CALIBRATIONS``: ``"paper"`` (σ = 2B²T√(2 log(2T/δ))/ε, the
-        paper's Algorithm 1 line 3, reconstructed), ``"classic"``, ``"analytic_basic"``,
+        paper's Algorithm 1 line 3), ``"classic"``, ``"analytic_basic"``,
         ``"advanced"``, ``"zcdp"``, ``"analytic_exact"`` (tightest).
     noise : {"independent", "shared"}
         ``"independent"`` (default): each provider draws its own G_i — what a real deployment

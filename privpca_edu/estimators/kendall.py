@@ -68,8 +68,8 @@ __all__ = [
 
 
 # Pairs whose squared distance is at most this fraction of ‖x_i‖² + ‖x_j‖² (after centring) are
-# recomputed directly as g(x_i − x_j)g(x_i − x_j)ᵀ instead of through the Laplacian form (spec
-# §5.5).  Below this level the Gram-based distance loses more than ~1e-10 of its relative
+# recomputed directly as g(x_i − x_j)g(x_i − x_j)ᵀ instead of through the Laplacian form
+# (see the numerical cautions of kendall_tau_matrix).  Below this level the Gram-based distance loses more than ~1e-10 of its relative
 # accuracy, and for the spherical sign the weight 1/‖x_i − x_j‖² multiplies that error.
 _NEAR_DUPLICATE_RTOL = 1e-6
 # Entries of one (b × n) block of pairwise weights: 2²² doubles = 32 MB, whatever n is.
@@ -85,7 +85,7 @@ def spatial_sign(T, transform_kind="spherical", radius=1.0):
     r"""The generalized spatial sign :math:`g(t) = \xi(\lVert t\rVert)\,t/\lVert t\rVert` of each row of T.
 
     ``"spherical"``: ξ ≡ 1, :math:`g(t) = t/\lVert t\rVert`; ``"winsorized"``: ξ(s) = min(s, r),
-    :math:`g(t) = t\min(1, r/\lVert t\rVert)`.  **g(0) = 0** (spec §3.1, our choice): exact ties have
+    :math:`g(t) = t\min(1, r/\lVert t\rVert)`.  **g(0) = 0** (our choice): exact ties have
     probability 0 under a continuous model, and ‖g(0)‖ ≤ ‖g‖∞ keeps the sensitivity bound.
     """
     T = np.atleast_2d(np.asarray(T, dtype=np.float64))
@@ -119,7 +119,7 @@ def kendall_tau_matrix(X, transform_kind="spherical", radius=None, *, pair_scale
 
     with :math:`w_{ij} = \xi(\lVert x_i-x_j\rVert)^2/\lVert x_i-x_j\rVert^2` (1/‖·‖² for
     ``"spherical"``, min(1, r²/‖·‖²) for ``"winsorized"``) and D = diag(W1): the graph-Laplacian
-    identity of spec §5.4, :math:`\sum_{i<j} w_{ij}(x_i-x_j)(x_i-x_j)^\top = X^\top(D-W)X`.
+    identity :math:`\sum_{i<j} w_{ij}(x_i-x_j)(x_i-x_j)^\top = X^\top(D-W)X`.
 
     **Computation.** Rows are processed in blocks B of b rows: the squared distances of the block
     to all rows come from *one* matrix product of augmented matrices
@@ -134,7 +134,7 @@ def kendall_tau_matrix(X, transform_kind="spherical", radius=None, *, pair_scale
     [X | 1] and the block's rows multiplied by c_B).  Heavily duplicated data then cost what their
     distinct rows cost, and the normalisation keeps the original n.
 
-    **Numerical cautions (spec §5.5).**  (1) The data are first centred at the coordinate-wise
+    **Numerical cautions.**  (1) The data are first centred at the coordinate-wise
     median: K̂ is translation invariant, so this changes nothing mathematically (and costs no
     privacy), but it keeps the Gram-based distances accurate when the data sit far from the
     origin.  The median, not the mean, because with Cauchy-like data the mean can land far from
@@ -358,7 +358,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
     transform_kind : {"spherical", "winsorized"}, default "spherical"
         g(t) = t/‖t‖ (‖g‖∞ = 1) or g(t) = t·min(1, r/‖t‖) (‖g‖∞ = r).  "sph"/"wins" also accepted.
     radius : float or None, default None
-        Winsorization radius r (public); ``None`` = √d (spec §7.6: our reading of the paper's rule).
+        Winsorization radius r (public); ``None`` = √d (our reading of the paper's rule, Section 3.2).
     sensitivity : {"paper", "tight", "legacy"}, default "paper"
         Δ = 4‖g‖∞²/n (the paper's, eq. 2.5), 2√2‖g‖∞²/n (exact worst case), or 2‖g‖∞²/n
         (**not private**: warns, and ``privacy_.is_private`` is False).
@@ -366,7 +366,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
         σ = Δ√(2 log(1.25/δ))/ε as in the paper (proved for ε < 1; ``privacy.gaussian_sigma``
         warns at ε ≥ 1), or Balle & Wang's exact σ (valid for every ε, smaller).
     pair_scale : {"none", "sqrt2"}, default "none"
-        ``"sqrt2"``: g((x_i − x_j)/√2), the R package ``dppca``'s convention (spec §4.1); for
+        ``"sqrt2"``: g((x_i − x_j)/√2), the R package ``dppca``'s convention; for
         "winsorized", radius r with ``"sqrt2"`` gives exactly the distribution of radius √2·r without.
     block_size : int or None
         Rows per block of the pairwise computation (memory O(block_size · n)).

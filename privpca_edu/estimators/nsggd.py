@@ -160,8 +160,8 @@ class NSGGD(PrivateEstimator):
     adaptive steps compose exactly in zCDP (:func:`nsggd_noise_scale`).  Projecting the noise on
     the tangent space is post-processing.
 
-    **Reconstructed (spec §8.3, §13.7).**  The source's noise rule, batch size, accountant and
-    initialisation, and Kim & Jung's T, b and step-size schedule, were not recoverable.  Ours:
+    **Our settings.**  Neither Maunu, Yu & Lerman nor Kim & Jung's Appendix C.3 state the noise
+    rule, batch size, accountant, initialisation, T, b and step-size schedule used.  Ours:
     exact full-batch zCDP, Haar V₀, T = 50, η = 1 (constant).  Gradient, geodesic step, step rules and
     PCA start are GGD's, from the author's code.
     """

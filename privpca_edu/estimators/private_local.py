@@ -2,7 +2,7 @@ r"""PrivateLocalPCA: the sequential distributed baseline of Imtiaz & Sarwate, as
 
 Sites are visited in a fixed order.  Each site computes a private *local summary* of its rows,
 merges it with the summary handed over by the previous site, and passes the merged summary on;
-the last site's summary gives the components (spec ``dpdpca.md`` §8).
+the last site's summary gives the components (Imtiaz & Sarwate's chain, as run in the DPDPCA paper).
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class PrivateLocalPCA(PrivateEstimator):
     noise : {"gaussian", "wishart_retracted"}, default "gaussian"
         ``"gaussian"``: :math:`E_l` symmetric with i.i.d. :math:`N(0,\sigma^2)` entries on and
         above the diagonal, σ from :func:`privpca_edu.privacy.gaussian_sigma` with Δ = √2B²
-        (the spec's §8.2 variant); the merges add no noise.  ``"wishart_retracted"``:
+        (the replace-one variant); the merges add no noise.  ``"wishart_retracted"``:
         :math:`W\sim\mathcal W_M(M+1, I/\varepsilon)` added at every local step *and* every merge,
         as in the code the DPDPCA authors ran.  **That mechanism was retracted (Sarwate 2017) and
         is not differentially private**: it warns (:class:`~privpca_edu.PrivacyWarning`) and
@@ -132,7 +132,7 @@ class PrivateLocalPCA(PrivateEstimator):
     -----
     **Sensitivity.** Replacing one row x → x′ (‖x‖, ‖x′‖ ≤ B) of site l changes
     :math:`(X^l)^\top X^l` by :math:`xx^\top - x'x'^\top`, of Frobenius norm ≤ √2B²
-    (:class:`~privpca_edu.AnalyzeGauss`'s argument).  The spec's §8.2 states τ for add/remove
+    (:class:`~privpca_edu.AnalyzeGauss`'s argument).  Imtiaz & Sarwate state τ for add/remove
     neighbours (Δ = B²); the package uses replace-one throughout, hence √2.
 
     **Deviations.** The authors cap :math:`k_l` at the numerical rank of :math:`X^l`; that rank is
@@ -145,7 +145,7 @@ class PrivateLocalPCA(PrivateEstimator):
     principal component analysis", ICASSP 2016 (Wishart version; retracted by A. Sarwate,
     "Retraction for Symmetric Matrix Perturbation…", 2017).  H. Imtiaz and A. D. Sarwate,
     "Distributed differentially private algorithms for matrix and tensor factorization", IEEE
-    JSTSP 2018.  S. Wang and J. M. Chang, IEEE DSC 2018 (the comparison; spec dpdpca.md §8).
+    JSTSP 2018.  S. Wang and J. M. Chang, IEEE DSC 2018 (the comparison).
 
     Examples
     --------

@@ -47,10 +47,10 @@ class NonPrivateAnalyzeGaussReplication(AnalyzeGauss):
     warns on every fit and records ``privacy_.is_private = False``.  The private estimator is
     :class:`privpca_edu.AnalyzeGauss` (public ``data_norm``, rows clipped, no data-dependent scaling).
 
-    **Reconstructed constant (spec §8.1, §13.5).**  Δ_AG = 8/n: with the U-statistic form
+    **Sensitivity (our derivation).**  Δ_AG = 8/n: with the U-statistic form
     :math:`\hat\Sigma = \frac{1}{n(n-1)}\sum_{i<j}(y_i-y_j)(y_i-y_j)^\top` and ‖y_i − y_j‖ ≤ 2, each of
     the n − 1 changed terms moves by at most 2·4 in Frobenius norm — the argument of the paper's
-    Prop. 2.1; the paper's own constant was lost.  ``sensitivity="tight"`` uses the exact 4√2/n.
+    Prop. 2.1 (Kim & Jung's Appendix C.1 does not state a constant).  ``sensitivity="tight"`` uses the exact 4√2/n.
     Noise: vecd (``"frobenius"``), as for g-DPPCA (assumed).
 
     Parameters

@@ -51,7 +51,7 @@ __all__ = [
 class SGPCA(NoisyMatrixMechanism):
     r"""Cai, Xia & Zha (2024): Gaussian noise on the empirical spectral projector (spiked model).
 
-    Algorithm (Kim & Jung's Appendix C.2 / Cai et al.'s Algorithm 1, as reconstructed in spec §8.2):
+    Algorithm (Kim & Jung's Appendix C.2 / Cai et al.'s Algorithm 1):
 
     1. :math:`\hat\Sigma = X^\top X/n` (no centring: the model is mean-zero);
     2. :math:`\hat P = \hat U\hat U^\top`, Û the top-k eigenvectors of Σ̂;
@@ -87,7 +87,7 @@ class SGPCA(NoisyMatrixMechanism):
     (recipe C on that pair) flags it.  For t₁ or contaminated data the model-based Δ has no
     meaning at all: privacy there is nominal.
 
-    The source's exact Δ constant and log factors are **not reproduced** (spec §13.6): see
+    The source's exact Δ constant and log factors are **not reproduced**: see
     :func:`sgpca_sensitivity`.
     """
 
@@ -151,7 +151,7 @@ class SGPCA(NoisyMatrixMechanism):
         if not math.isinf(self.privacy_.epsilon):
             rec = self.privacy_.as_dict()
             rec.update(is_private=False, note=(
-                "not worst-case differentially private: Δ is a model-based (high-probability, reconstructed) "
+                "not worst-case differentially private: Δ is a model-based (high-probability) "
                 "sensitivity of the spectral projector; one outlier can move it by up to √(2k)"))
             self._record(**rec)
         return self

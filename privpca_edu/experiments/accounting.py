@@ -25,9 +25,9 @@ __all__ = ["sigma_curves", "sensitivity_example", "DPS_PCA_SIGMA_TABLE", "SIGMA_
 #: ε values of the σ(ε) curves: 41 points, 10 per decade, from 0.01 to 100.
 SIGMA_EPSILON_GRID = np.logspace(-2, 2, 41)
 
-#: Reference values of spec ``dps_pca.md`` §2.2 (T = 10, Δ = 2): per-step σ that makes the
+#: Reference values (T = 10, Δ = 2): per-step σ that makes the
 #: whole run (ε, δ)-DP, for five calibrations.  Rows: (ε, δ, paper, classic, analytic_basic,
-#: zcdp, analytic_exact).  The spec has no column for ``"advanced"``.
+#: zcdp, analytic_exact); ``"advanced"`` has no reference column.
 DPS_PCA_SIGMA_TABLE = {
     "n_steps": 10,
     "sensitivity": 2.0,

@@ -1,6 +1,6 @@
 r"""Figures and exercises of the chapter *Auditing privacy claims*, as data.
 
-Every audit is a call into :mod:`privpca_edu.audit` (recipes A–E of ``shared/spec/auditing.md``),
+Every audit is a call into :mod:`privpca_edu.audit` (its recipes A–E),
 every broken mechanism comes from :mod:`privpca_edu.audit.mutants`.  This module only chooses
 the neighbouring data sets, runs the recipes and collects what the chapter's figures draw.
 
@@ -290,7 +290,7 @@ def sampler_density_demo(psi=(0.0, 5.0), n_draws=20_000, seed=0, samplers=None):
     return out
 
 
-#: The numbers measured against the real libraries (shared/spec/auditing.md, 2026-11, ≥ 10⁵
+#: The numbers measured against the real libraries (≥ 10⁵
 #: draws): IBM diffprivlib 0.6.6 ``mechanisms.Bingham`` and OpenDP 0.16's eigenvector sampler.
 STORED_LIBRARY_NUMBERS = {
     "d2_true_moment": 0.8825, "d2_library_moment": 0.965, "d2_correct_moment": 0.883, "d2_z": "> 400",

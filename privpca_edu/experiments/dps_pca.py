@@ -1,8 +1,8 @@
 """DPS-PCA's Section 5 experiments (Ge et al. 2018) as functions returning tidy arrays.
 
-Every function defaults to the paper's settings (§5.1–5.2 of spec ``dps_pca.md``: n = 10⁵,
+Every function defaults to the paper's settings (Ge et al. 2018, Sections 5.1–5.2: n = 10⁵,
 d = 1000, k = 5, s* = 10, ŝ = 50, T = 10, one provider) and accepts ``scale="book"`` for the
-smaller setting the chapter runs live.  Data follow spec §5.0: rows scaled to unit norm (a
+smaller setting the chapter runs live.  Data: rows scaled to unit norm (a
 per-record map, so it costs no privacy) so that ``data_norm = 1`` holds; the paper does not say
 how it normalised, so absolute levels can differ from its figures — orderings and shapes are
 what we compare.
@@ -128,7 +128,7 @@ def figure3b(scale="paper", *, deltas=(0.01, 0.05, 0.1, 0.5), epsilon=1.0, n_see
              calibration="paper", **overrides):
     """Fig. 3(b): error against iteration for several δ.
 
-    The paper's text says ε = 1.0 and its caption ε = 2.0 (spec §5.3); pass ``epsilon=`` to
+    The paper's text says ε = 1.0 and its caption ε = 2.0 (Section 5, Figure 2); pass ``epsilon=`` to
     choose and label the plot with it.
     """
     return _sweep("delta", deltas, scale, epsilon, None, n_seeds, data_seed, progress, calibration, **overrides)
@@ -202,7 +202,7 @@ def figure4a(scale="paper", *, epsilons=None, delta=0.3, n_seeds=3, ppca_sweeps=
              **overrides):
     """Fig. 4(a): final error against ε for DPS-PCA, PPCA (Gibbs) and MOD-SuLQ.
 
-    The paper's x-axis runs 0.8–2.0 (spec §5.3); both D = ‖sin Θ‖_F and the projection distance
+    The paper's x-axis runs 0.8–2.0 (Section 5); both D = ‖sin Θ‖_F and the projection distance
     √2·D are returned, because the paper's y-axis (up to 3.0) suggests it plotted the latter.
     PPCA with 1000 sweeps at d = 1000 costs 5000 eigendecompositions of a 1000 × 1000 matrix,
     about a quarter of an hour per run on one core (``bingham_gibbs`` warns with its estimate):

@@ -3,7 +3,7 @@ r"""The Europe-map chapter's twins: Procrustes alignment, similarity scores, pri
 *Genes mirror geography* (Novembre et al. 2008): the first two principal components of
 European genotypes, rotated, look like a map of Europe.  Kim & Jung (2025, §4.3) ask whether a
 **private** estimate of those two directions still draws the map.  This module answers with
-numbers (spec g_dppca.md §10.3) and with the data the chapter's dashboard draws.
+numbers (our proposal for quantifying Kim & Jung's Section 4.3 "resembles") and with the data the chapter's dashboard draws.
 
 Alignment and similarity
 ------------------------
@@ -12,7 +12,7 @@ stretched: principal components have arbitrary signs, and any rotation of a basi
 plane is as good as another.  :func:`procrustes` removes exactly that freedom — it finds the
 translation, orthogonal map R (rotation or reflection) and scale s minimising
 :math:`\lVert s\tilde S R - \tilde T\rVert_F` (tilde: column-centred) — and
-:func:`procrustes_similarity` is the spec's
+:func:`procrustes_similarity` is the
 
 .. math:: t_0(S, T) = \frac{\sum_i \sigma_i(\tilde S^\top\tilde T)}
                           {\lVert\tilde S\rVert_F\,\lVert\tilde T\rVert_F}\in[0, 1],
@@ -41,7 +41,7 @@ would leak it, and it changes when one person is replaced.)  So:
   accepts any public ``radius``.
 * ``"Analyze Gauss (paper, not private)"`` is Kim & Jung's AG: centre at the sample mean and
   divide by the largest row norm (both read the private data: **not private**), Δ = 8/n.  It
-  is what the spec's numbers were measured with.
+  is what the reference numbers below were measured with.
 * ``"SGPCA"`` needs the population spikes and noise level; Kim & Jung leave it out of the map
   for that reason.  Here they are the **sample** eigenvalues of the non-private covariance
   (an oracle: not private) — SGPCA's privacy on this data is nominal.
@@ -87,7 +87,7 @@ METHODS = (
     "SGPCA",
 )
 
-#: Spec g_dppca.md §10.3: means over 20 repetitions on the real data (δ = 1e-5), by ε:
+#: Reference values: means over 20 repetitions on the real data (δ = 1e-5), by ε:
 #: (t₀ vs non-private, sph-DPPCA; t₀ AG; ‖sin Θ‖ (largest angle) sph; ‖sin Θ‖ AG).
 SPEC_SIMILARITY_TABLE = {
     0.1: (0.58, 0.49, 0.99, 0.99),
@@ -95,7 +95,7 @@ SPEC_SIMILARITY_TABLE = {
     1.0: (0.92, 0.64, 0.88, 0.98),
     2.0: (0.98, 0.73, 0.54, 0.98),
 }
-#: Spec §10.3's exact reference values (no noise) on the real data.
+#: Exact reference values (no noise) on the real data.
 SPEC_REFERENCE_VALUES = {
     "sin_theta_kendall_vs_pca": 0.124,
     "t0_kendall_vs_pca": 0.999,
@@ -171,7 +171,7 @@ def procrustes(source, target, *, scale=True):
 
 
 def procrustes_similarity(S, T):
-    r"""Spec §10.3's Procrustes similarity
+    r"""The Procrustes similarity
     :math:`t_0(S, T)=\sum_i\sigma_i(\tilde S^\top\tilde T)/(\lVert\tilde S\rVert_F\lVert\tilde T\rVert_F)`.
 
     The correlation of two matched point clouds after the best translation, rotation,
@@ -189,7 +189,7 @@ def procrustes_similarity(S, T):
 
 
 def similarity_scores(components, X, nonprivate_components, coords):
-    r"""The three numbers of spec §10.3 for one estimate of the two leading directions.
+    r"""The three similarity numbers for one estimate of the two leading directions.
 
     Parameters
     ----------
@@ -456,7 +456,7 @@ def europe_map(method="Kendall (spherical)", epsilon=1.0, delta=1e-5, seed=0, *,
 def similarity_table(methods=("Kendall (spherical)", "Analyze Gauss (paper, not private)"),
                      epsilons=(0.1, 0.5, 1.0, 2.0), delta=1e-5, n_draws=20, *, source="synthetic",
                      calibration="classic", random_state=0, seed=0):
-    r"""Spec §10.3's table: mean and standard deviation over repeated releases of the three scores.
+    r"""The similarity table: mean and standard deviation over repeated releases of the three scores.
 
     For the noisy-matrix mechanisms (Analyze Gauss, both Kendalls, SGPCA) the noiseless
     statistic is computed once and ``n_draws`` releases are drawn in a batch

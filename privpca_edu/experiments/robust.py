@@ -8,9 +8,9 @@ r"""Kim & Jung (2025) §4 experiments and the *Heavy tails and outliers* chapter
   t degrees of freedom, ε, δ).
 * :func:`breakdown_demo` — twin of the breakdown dashboard (drag outliers in).
 
-Model (spec ``g_dppca.md`` §9.1, :func:`privpca_edu.datasets._elliptical.elliptical`): dispersion
+Model (Kim & Jung, Section 4.1, :func:`privpca_edu.datasets.elliptical`): dispersion
 Σ = I + 9v₁v₁ᵀ + 4v₂v₂ᵀ, k = 2.  Settings the paper does not give (its n and d grids, the ε grid of
-Fig. 5, the outlier law) are the spec's proposals — **our choices**, listed in :data:`SCALES`.
+Fig. 5, the outlier law) are **our choices**, listed in :data:`SCALES`.
 
 Methods: ``"sph"`` and ``"wins"`` (g-DPPCA, r = √d), ``"AG"``, ``"SGPCA"`` (true spikes (9, 4) and
 σ₀² = 1, default surrogate Δ), ``"NSGGD"`` (T = 50, η = 1, full batch, Haar start).  With
@@ -75,7 +75,7 @@ METHOD_LABELS = {
 }
 FAMILIES = ("gaussian", "t", "contaminated")
 
-#: The book's live sizes and the paper's (spec §9.2; the paper's grids were not recovered: ours).
+#: The book's live sizes and the paper-scale sizes (Kim & Jung, Section 4.1; the grids are ours).
 SCALES = {
     "book": dict(n_samples=(250, 500, 1000, 2000), n_features=(10,), n_reps=4, epsilons=(0.2, 0.5, 1.0, 2.0, 5.0),
                  fig5_n=1000, fig5_d=10),
@@ -427,7 +427,7 @@ def heavy_tails_explorer(contamination=0.0, df=math.inf, epsilon=1.0, delta=1e-5
     Returns
     -------
     dict: ``methods``, ``losses`` (method → array over reps), ``mean``, ``bound`` (method → Thm 3.4
-    reconstructed form with C = 1 for "sph"/"wins"), ``bound_terms``, ``scatter`` (first data set
+    rate form with C = 1 for "sph"/"wins"), ``bound_terms``, ``scatter`` (first data set
     in the (v₁, u) plane: coordinates and outlier mask), ``directions`` (method → the 2 × 2 matrix
     Bᵀ V̂, B = [v₁, u]: the shadow of the estimated subspace on that plane, first data set),
     ``noise_scale`` (σ per method), settings, ``notes``.
