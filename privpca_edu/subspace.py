@@ -80,7 +80,9 @@ def principal_angles(U, V):
 
     Small angles come from the sines (singular values of the residual U − V VᵀU) and large
     ones from the cosines (singular values of VᵀU), as in Björck & Golub (1973), so both ends
-    are accurate.
+    are accurate.  Kept in the open because the formula is the lesson of the chapter on
+    subspaces; :func:`scipy.linalg.subspace_angles` computes the same angles (in descending
+    order), with a different treatment of nearly equal subspaces (differences up to ~1e-8 rad).
     """
     U, V = _pair(U, V)
     cos_desc = np.sort(np.clip(linalg.svdvals(V.T @ U), 0.0, 1.0))[::-1]  # i-th smallest angle

@@ -554,3 +554,18 @@ def test_europe_experiments_use_a_public_bound_not_the_datas_own():
             continue
         est = _estimator(method, data, 1.0, 1e-5, 0, "classic", None)
         assert est.data_norm == EUROPE_DATA_NORM == 1.0 != data.row_norm_bound
+
+
+def test_procrustes_matches_the_svd_formula_to_rounding():
+    # R = UWᵀ and s = tr Σ/‖S̃‖²_F from the SVD S̃ᵀT̃ = UΣWᵀ (the formula of the docstring).
+    from privpca_edu.experiments.europe import procrustes
+
+    rng = np.random.default_rng(3)
+    for p in (2, 3, 5):
+        S, T = rng.normal(size=(40, p)), rng.normal(size=(40, p))
+        Sc, Tc = S - S.mean(axis=0), T - T.mean(axis=0)
+        U, sv, Wt = np.linalg.svd(Sc.T @ Tc)
+        fit = procrustes(S, T)
+        np.testing.assert_allclose(fit["rotation"], U @ Wt, rtol=0, atol=1e-12)
+        assert abs(fit["scale"] - sv.sum() / np.linalg.norm(Sc) ** 2) < 1e-12
+        assert abs(fit["similarity"] - sv.sum() / (np.linalg.norm(Sc) * np.linalg.norm(Tc))) < 1e-12

@@ -58,6 +58,7 @@ import math
 import warnings
 
 import numpy as np
+from scipy import linalg
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_positive
 from ..datasets._europe import SOURCES, europe, europe_data_dir, _locate
@@ -128,7 +129,7 @@ def procrustes(source, target, *, scale=True):
     .. math:: R = UW^\top,\quad s = \frac{\operatorname{tr}\Sigma}{\lVert\tilde S\rVert_F^2},\quad
               c = \bar t - s R^\top\bar s .
 
-    R may be a reflection (det −1): principal components have arbitrary signs, so mirror
+    R and tr Σ come from :func:`scipy.linalg.orthogonal_procrustes`.  R may be a reflection (det −1): principal components have arbitrary signs, so mirror
     images count as the same map.  ``scale=False`` keeps s = 1 (a rigid motion: the aligned
     cloud keeps the source's units).
 
@@ -160,12 +161,11 @@ def procrustes(source, target, *, scale=True):
         raise ValueError(f"source and target must have the same shape, got {S.shape} and {T.shape}")
     s_mean, t_mean = S.mean(axis=0), T.mean(axis=0)
     Sc, Tc = S - s_mean, T - t_mean
-    U, sv, Wt = np.linalg.svd(Sc.T @ Tc)
-    R = U @ Wt
+    R, trace_sigma = linalg.orthogonal_procrustes(Sc, Tc)  # R = UWᵀ and tr Σ, from the SVD above
     norm_s, norm_t = np.linalg.norm(Sc), np.linalg.norm(Tc)
-    s = float(sv.sum() / norm_s**2) if (scale and norm_s > 0) else 1.0
+    s = float(trace_sigma / norm_s**2) if (scale and norm_s > 0) else 1.0
     aligned = s * Sc @ R + t_mean
-    similarity = float(sv.sum() / (norm_s * norm_t)) if norm_s > 0 and norm_t > 0 else 0.0
+    similarity = float(trace_sigma / (norm_s * norm_t)) if norm_s > 0 and norm_t > 0 else 0.0
     return {"aligned": aligned, "rotation": R, "scale": s, "translation": t_mean - s * s_mean @ R,
             "similarity": min(similarity, 1.0)}
 
