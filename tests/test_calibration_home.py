@@ -62,3 +62,14 @@ def test_estimators_use_the_public_calibrations():
     assert ag.noise_scale_ == privacy.analyze_gauss_noise_scale(300, 0.5, 1e-5)
     kd = KendallDPPCA(1, epsilon=0.5, delta=1e-5, random_state=0).fit(X)
     assert (kd.sensitivity_, kd.noise_scale_) == privacy.kendall_noise_scale(300, 0.5, 1e-5)
+
+
+def test_admm_result_is_a_scipy_optimize_result():
+    from scipy.optimize import OptimizeResult
+
+    from privpca_edu.estimators.local import fantope_admm
+
+    res = fantope_admm(np.diag([3.0, 2.0, 1.0, 0.5]), 1, 0.1)
+    assert isinstance(res, OptimizeResult)
+    assert res.n_iter == res["n_iter"] and res.Y.shape == (4, 4)
+    assert not hasattr(res, "no_such_key")  # AttributeError, not KeyError

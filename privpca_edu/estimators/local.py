@@ -33,6 +33,7 @@ import math
 import warnings
 
 import numpy as np
+from scipy.optimize import OptimizeResult
 
 from .._validation import (
     PrivacyWarning,
@@ -432,15 +433,14 @@ def default_sparse_penalty(noise_scale, n_samples, n_features, scale=1.0):
     return c * sigma * math.sqrt(2.0 * math.log(d * (d + 1)) / n)
 
 
-class ADMMResult(dict):
-    """Outcome of :func:`fantope_admm` (a dict with attribute access).
+class ADMMResult(OptimizeResult):
+    """Outcome of :func:`fantope_admm`: a :class:`scipy.optimize.OptimizeResult` (a dict with
+    attribute access; a missing key raises ``AttributeError``).
 
     Keys: ``Y`` (the returned iterate, sparse), ``X`` (the Fantope iterate), ``n_iter``,
     ``converged``, ``primal_residuals``, ``dual_residuals``, ``rho`` (final), ``objective``
     (:math:`\\langle S, Y\\rangle - \\lambda\\lVert Y\\rVert_{1,1}`).
     """
-
-    __getattr__ = dict.__getitem__
 
 
 def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4, max_iter=1000):

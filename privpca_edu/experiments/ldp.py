@@ -110,7 +110,11 @@ def _model(n_features, n_components, gap, support_size, seed):
 
 
 def _wishart_second_moment(Sigma, n, rng):
-    """S = X^T X / n for n i.i.d. N(0, Σ) rows, drawn directly (Bartlett decomposition)."""
+    """S = X^T X / n for n i.i.d. N(0, Σ) rows, drawn directly (Bartlett decomposition).
+
+    The same law as ``scipy.stats.wishart(df=n, scale=Σ).rvs() / n``; kept because it consumes
+    the generator in this order (the chapter's cached numbers are reproducible from their seeds).
+    """
     p = Sigma.shape[0]
     L = np.linalg.cholesky(Sigma)
     A = np.tril(rng.standard_normal((p, p)), -1)
