@@ -24,7 +24,8 @@ References
    arXiv:2507.15232 (2025); Statistical Analysis and Data Mining 18(6), 2025.
 """
 
-from .kendall import (
+from . import kendall as _kendall, nsggd as _nsggd, replication as _replication, sgpca as _sgpca
+from .kendall import (  # noqa: F401  (re-exported: __all__ below)
     KENDALL_SENSITIVITIES,
     TRANSFORM_KINDS,
     KendallDPPCA,
@@ -37,27 +38,8 @@ from .kendall import (
     spatial_sign,
 )
 from .kendall import KENDALL_WARN_SECONDS, kendall_cost_seconds  # noqa: F401  (kept importable from here)
-from .nsggd import NSGGD, ggd_gradient, ggd_objective, grassmann_step, nsggd_noise_scale
-from .replication import NonPrivateAnalyzeGaussReplication
-from .sgpca import SGPCA, sgpca_sensitivity
+from .nsggd import NSGGD, ggd_gradient, ggd_objective, grassmann_step, nsggd_noise_scale  # noqa: F401
+from .replication import NonPrivateAnalyzeGaussReplication  # noqa: F401
+from .sgpca import SGPCA, sgpca_sensitivity  # noqa: F401
 
-__all__ = [
-    "KendallDPPCA",
-    "SGPCA",
-    "NSGGD",
-    "NonPrivateAnalyzeGaussReplication",
-    "kendall_tau_matrix",
-    "kendall_tau_naive",
-    "kendall_sensitivity",
-    "kendall_noise_scale",
-    "resolve_transform",
-    "resolve_radius",
-    "spatial_sign",
-    "sgpca_sensitivity",
-    "nsggd_noise_scale",
-    "ggd_objective",
-    "ggd_gradient",
-    "grassmann_step",
-    "TRANSFORM_KINDS",
-    "KENDALL_SENSITIVITIES",
-]
+__all__ = [*_kendall.__all__, *_sgpca.__all__, *_nsggd.__all__, *_replication.__all__]
