@@ -150,7 +150,7 @@ def plot_similarity_table(table, *, reference=None, title=None):
     """t₀ vs the non-private map and ‖sin Θ‖ against ε, mean ± sd over draws, one line per method.
 
     ``table``: :func:`privpca_edu.experiments.europe.similarity_table`.  ``reference``: optional
-    dict ε → (t₀ sph, t₀ AG, sin sph, sin AG) (spec §10.3's numbers), drawn as black crosses on
+    dict ε → (t₀ sph, t₀ AG, sin sph, sin AG) (reference runs on the real data), drawn as black crosses on
     the "Kendall (spherical)" and "Analyze Gauss (paper, not private)" curves.
     """
     fig = new_figure(9.0)

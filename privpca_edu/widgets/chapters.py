@@ -43,8 +43,8 @@ def sigma_dashboard(epsilon=1.0, delta=0.3, n_steps=10, sensitivity=2.0):
     Twin: :func:`privpca_edu.experiments.sigma_curves`.
 
     Controls (in this order — the ε slider is the first slider on the page): ε, δ (log
-    sliders), T, Δ.  The defaults (δ = 0.3, T = 10, Δ = 2) are those of the reference table in
-    spec dps_pca.md §2.2, whose values appear as black crosses.
+    sliders), T, Δ.  The defaults (δ = 0.3, T = 10, Δ = 2) are those of the DPS-PCA
+    reference table of σ per calibration (chapter 2), whose values appear as black crosses.
     """
     options = list(SENSITIVITY_OPTIONS)
     if all(abs(value - sensitivity) > 1e-12 for _, value in options):
