@@ -12,7 +12,10 @@ import math
 import numpy as np
 import pytest
 
-from privpca_edu import _bounds_dps, _bounds_ldp, _bounds_robust, bounds
+from privpca_edu import bounds
+from privpca_edu.bounds import distributed as _bounds_dps
+from privpca_edu.bounds import local as _bounds_ldp
+from privpca_edu.bounds import robust as _bounds_robust
 from privpca_edu.privacy import dps_pca_sigma
 
 REL = 1e-12

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from privpca_edu import _bounds_ldp as B
+from privpca_edu.bounds import local as B
 from privpca_edu.datasets._ldp import ldp_spiked, ldp_spiked_model
 from privpca_edu.experiments import ldp as L
 from privpca_edu.subspace import random_subspace_distance

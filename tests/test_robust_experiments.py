@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import privpca_edu as pp
-from privpca_edu import _bounds_robust as B
+from privpca_edu.bounds import robust as B
 from privpca_edu.datasets._elliptical import elliptical
 from privpca_edu.estimators.robust import KendallDPPCA, NonPrivateAnalyzeGaussReplication, kendall_tau_matrix
 from privpca_edu.experiments import robust as ex

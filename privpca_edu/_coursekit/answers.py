@@ -65,7 +65,7 @@ SETUP = {
     "08_dps_pca.ipynb": "from privpca_edu import privacy",
     "09_heavy_tails.ipynb": (
         "import math\n"
-        "from privpca_edu._bounds_robust import kendall_breakdown\n"
+        "from privpca_edu.bounds.robust import kendall_breakdown\n"
         "from privpca_edu.estimators.robust import kendall_noise_scale"),
     "10_europe_map.ipynb": "import numpy as np\nfrom privpca_edu.estimators.robust import kendall_noise_scale",
 }

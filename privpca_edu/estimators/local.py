@@ -188,7 +188,7 @@ class LocalGaussianPCA(PrivateEstimator):
     **Utility.**  :math:`\bar Z` has entries of standard deviation
     :math:`\sigma_1/\sqrt n \propto 1/(\varepsilon\sqrt n)`: the error depends on n and ε only
     through :math:`n\varepsilon^2`, the *effective sample size* of Theorem 1
-    (:func:`privpca_edu._bounds_ldp.ldp_lower_bound`).  The central Analyze Gauss adds noise of
+    (:func:`privpca_edu.bounds.local.ldp_lower_bound`).  The central Analyze Gauss adds noise of
     standard deviation :math:`\propto 1/(n\varepsilon)` — local privacy costs a square root.
 
     References

@@ -142,7 +142,7 @@ def figure2_theory(*, epsilons=None, delta=0.01, n_iter=10, n_samples=100_000, n
     Returns arrays over ε of ``xi_stat``, ``xi_priv``, ``xi_opt_final`` (t = T), ``total``,
     ``minimax_lower`` and the boolean ``valid`` (shade where False: the theorem says nothing).
     """
-    from .._bounds_dps import dps_pca as thm43
+    from ..bounds.distributed import dps_pca as thm43
 
     epsilons = np.linspace(0.2, 2.0, 37) if epsilons is None else np.asarray(epsilons, dtype=float)
     if eigenvalues is None:
@@ -301,7 +301,7 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
     Returns ``epsilon`` (grid), ``n_samples`` (grid), ``ratio`` = ξ_priv/ξ_stat (NaN where the
     theorem is vacuous, i.e. α ≥ 1 − γ) and ``valid``.  Vectorised over n: σ depends on ε only.
     """
-    from .._bounds_dps import dps_pca as thm43
+    from ..bounds.distributed import dps_pca as thm43
 
     epsilons = np.logspace(-1, 2, 61) if epsilons is None else np.asarray(epsilons, float)
     ns = np.logspace(3, 7, 61) if n_samples is None else np.asarray(n_samples, float)
@@ -469,7 +469,7 @@ def dps_pca_explorer(epsilon=1.0, delta=0.3, sparsity=20, n_iter=10, n_providers
     ``xi_stat``, ``xi_priv``, ``xi_opt`` over t = 1..T, ``valid``, ``reason``), ``map``
     (:func:`privacy_for_free_map`) and the settings; ``notes`` lists caveats (weak δ …).
     """
-    from .._bounds_dps import dps_pca as thm43
+    from ..bounds.distributed import dps_pca as thm43
     from .._validation import check_int
 
     d, k = check_int(n_features, "n_features", low=2), check_int(n_components, "n_components", low=1)

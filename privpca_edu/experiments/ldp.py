@@ -3,7 +3,7 @@ r"""Figures of the chapter *Local privacy: when nobody is trusted* (Wang & Xu 20
 Pure, seeded functions (no plotting, no widgets).  Every mechanism runs through the package's
 estimators (:class:`~privpca_edu.LocalGaussianPCA`, :class:`~privpca_edu.LocalSparsePCA`,
 :class:`~privpca_edu.AnalyzeGauss`'s own calibration) and every bound through
-:mod:`privpca_edu._bounds_ldp` (re-exported by :mod:`privpca_edu.bounds`).
+:mod:`privpca_edu.bounds.local` (re-exported by :mod:`privpca_edu.bounds`).
 
 ======================================  =========================================================
 :func:`ldp_error_curves`                 error vs n (or p, k, ε) for several values of a second
@@ -41,7 +41,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import _bounds_ldp
+from ..bounds import local as _bounds_ldp
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_positive, single_threaded_blas
 from ..datasets._ldp import ldp_spiked_model
 from ..estimators import AnalyzeGauss

@@ -37,7 +37,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from .._bounds_robust import kendall_breakdown, kendall_dppca_thm34, kendall_population_eigenvalues
+from ..bounds.robust import kendall_breakdown, kendall_dppca_thm34, kendall_population_eigenvalues
 from .._validation import (PrivacyWarning, check_int, check_option, as_generator, clip_rows,
                            single_threaded_blas)
 from ..datasets._elliptical import elliptical, outlier_direction, spike_directions

@@ -360,7 +360,7 @@ def test_legacy_sensitivity_warns_and_is_not_private():
 # =============================================================================================
 def test_breakdown_inequality_under_adversarial_replacement():
     # ‖K̂(S̃) − K̂(S)‖₂ ≤ (1 − ρ_m)‖g‖∞² and sinΘ ≤ 2(1 − ρ_m)‖g‖∞²/(λ̂_k − λ̂_{k+1}) for every replacement.
-    from privpca_edu._bounds_robust import kendall_breakdown
+    from privpca_edu.bounds.robust import kendall_breakdown
 
     rng = np.random.default_rng(8)
     data = elliptical(150, 6, eigenvalues=(20.0, 8.0), random_state=3)

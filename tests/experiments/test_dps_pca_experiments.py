@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from privpca_edu import _bounds_dps as bounds_dps
+from privpca_edu.bounds import distributed as bounds_dps
 from privpca_edu.experiments import dps_pca as ex
 
 TABLE_3A = {  # ε: mean D at t = 0, 2, 4, 6, 8, 10 (δ = 0.3)

@@ -52,8 +52,8 @@ import math
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_int, check_positive
-from .subspace import random_subspace_distance
+from .._validation import check_delta, check_epsilon, check_int, check_positive
+from ..subspace import random_subspace_distance
 
 __all__ = [
     "ldp_lower_bound",

@@ -41,8 +41,8 @@ import warnings
 
 import numpy as np
 
-from ._validation import PrivacyWarning, check_delta, check_epsilon, check_int, check_option, check_positive, as_generator
-from .privacy import gaussian_sigma
+from .._validation import PrivacyWarning, check_delta, check_epsilon, check_int, check_option, check_positive, as_generator
+from ..privacy import gaussian_sigma
 
 __all__ = [
     "kendall_population_eigenvalues",

@@ -25,8 +25,8 @@ import math
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_int, check_positive
-from .privacy import dps_pca_sigma
+from .._validation import check_delta, check_epsilon, check_int, check_positive
+from ..privacy import dps_pca_sigma
 
 __all__ = ["dps_pca", "dps_pca_thm43"]
 

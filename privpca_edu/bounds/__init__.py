@@ -15,8 +15,8 @@ Conventions shared by every function here:
   :mod:`privpca_edu.privacy` (the same calls the estimators make), and the "random guess"
   level from :func:`privpca_edu.subspace.random_subspace_distance`.
 * Each paper's theorems live in their own private module and are re-exported here with their
-  ``__all__``: ``_bounds_dps`` (DPS-PCA Thm 4.3: :func:`dps_pca_thm43`), ``_bounds_ldp``
-  (Wang & Xu, local DP), ``_bounds_robust`` (Kim & Jung, g-DPPCA).  This module itself holds
+  ``__all__``: :mod:`.distributed` (DPS-PCA Thm 4.3: :func:`dps_pca_thm43`), :mod:`.local`
+  (Wang & Xu, local DP), :mod:`.robust` (Kim & Jung, g-DPPCA).  This module itself holds
   the noisy-covariance baselines (Analyze Gauss, MOD-SuLQ) and the shared pieces.
 * Distances are :math:`\lVert\sin\Theta\rVert_F` (``subspace_distance(kind="sin_theta")``),
   whose largest possible value is :math:`\sqrt{\min(k, d-k)}`.  A bound at or above that value
@@ -40,13 +40,13 @@ from __future__ import annotations
 
 import math
 
-from . import _bounds_dps, _bounds_ldp, _bounds_robust
-from ._bounds_dps import *  # noqa: F401,F403  DPS-PCA Theorem 4.3
-from ._bounds_ldp import *  # noqa: F401,F403  Wang & Xu, Theorems 1–4 (local DP)
-from ._bounds_robust import *  # noqa: F401,F403  Kim & Jung, g-DPPCA
-from ._validation import check_delta, check_epsilon, check_int, check_option, check_positive
-from .privacy import SYMMETRIC_CONVENTIONS, analyze_gauss_sensitivity, gaussian_sigma, mod_sulq_noise_scale
-from .subspace import random_subspace_distance
+from . import distributed, local, robust
+from .distributed import *  # noqa: F401,F403  DPS-PCA Theorem 4.3
+from .local import *  # noqa: F401,F403  Wang & Xu, Theorems 1–4 (local DP)
+from .robust import *  # noqa: F401,F403  Kim & Jung, g-DPPCA
+from .._validation import check_delta, check_epsilon, check_int, check_option, check_positive
+from ..privacy import SYMMETRIC_CONVENTIONS, analyze_gauss_sensitivity, gaussian_sigma, mod_sulq_noise_scale
+from ..subspace import random_subspace_distance
 
 __all__ = [
     "gaussian_noise_spectral_norm",
@@ -54,9 +54,9 @@ __all__ = [
     "analyze_gauss_bound",
     "mod_sulq_bound",
     "DAVIS_KAHAN_LABEL",
-    *_bounds_dps.__all__,
-    *_bounds_ldp.__all__,
-    *_bounds_robust.__all__,
+    *distributed.__all__,
+    *local.__all__,
+    *robust.__all__,
 ]
 
 #: Label every Davis–Kahan number carries: it is a computable teaching substitute for the O(·)
