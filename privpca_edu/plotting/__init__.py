@@ -15,16 +15,16 @@ Figures compute nothing: every number drawn is a field of the experiment result.
 from . import _style as style
 from ._live import LiveFigure, encode_png, new_figure
 from .accounting import SigmaFigure, plot_sigma_curves
-from .attack import AttackFigure, plot_membership_attack
-from .subspaces import AnglesFigure, PlanesFigure, plot_planes, plot_principal_angles
+from .attack import AttackFigure
+from .subspaces import AnglesFigure, PlanesFigure
 
 # the chapter modules, imported by name: ``from privpca_edu.plotting import ldp``
 from . import auditing, dps_pca, europe, ldp, noisy_covariance, protocol, robust  # noqa: E402,F401
 
 __all__ = [
     "LiveFigure", "new_figure", "encode_png", "style",
-    "AttackFigure", "plot_membership_attack", "SigmaFigure", "plot_sigma_curves",
-    "PlanesFigure", "plot_planes", "AnglesFigure", "plot_principal_angles",
+    "AttackFigure", "SigmaFigure", "plot_sigma_curves",
+    "PlanesFigure", "AnglesFigure",
     "accounting", "attack", "subspaces", "noisy_covariance", "auditing", "ldp", "protocol", "dps_pca", "robust",
     "europe",
 ]

@@ -9,7 +9,7 @@ from matplotlib.patches import Rectangle
 from . import _style as S
 from ._live import LiveFigure, bar_collection, set_bar_heights
 
-__all__ = ["AttackFigure", "plot_membership_attack"]
+__all__ = ["AttackFigure"]
 
 
 class AttackFigure(LiveFigure):
@@ -123,8 +123,3 @@ class AttackFigure(LiveFigure):
         self.p_util.set_data([e_plot], [r["utility"]])
         self.t_util.set_text(f"(c) utility: error {r['utility']:.3f}\n"
                              f"σ = {S.fmt(r['noise_scale'])} per entry of XᵀX/n")
-
-
-def plot_membership_attack(result):
-    """Static figure of :func:`privpca_edu.experiments.membership_attack`."""
-    return AttackFigure(result).fig

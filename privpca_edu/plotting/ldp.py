@@ -23,7 +23,6 @@ from ._live import LiveFigure, StaticFigure, band_verts, new_figure, nice_ceil, 
 
 __all__ = [
     "LocalPrivacyFigure",
-    "plot_local_privacy",
     "plot_error_curves",
     "plot_error_panels",
     "plot_user_report",
@@ -178,10 +177,6 @@ class LocalPrivacyFigure(LiveFigure):
                           f"= {S.fmt(r['aggregate_noise_scale'])} per entry, eigengap {r['eigengap']:.2g};\n"
                           f"effective sample size nε² = {r['effective_sample_size']:.3g}")
         self.t_x.set_text(f"(a) one user's x xᵀ (p = {r['n_features']}),\nentries within ±{lim_x:.3g}")
-
-def plot_local_privacy(result):
-    """Static figure of :func:`privpca_edu.experiments.ldp.ldp_dashboard_data`."""
-    return LocalPrivacyFigure(result).fig
 
 
 _NAMES = {"n_samples": "n", "n_features": "p", "n_components": "k", "epsilon": "ε", "support_size": "s"}

@@ -9,7 +9,7 @@ import numpy as np
 from . import _style as S
 from ._live import LiveFigure, bar_collection, nice_ceil, set_bar_heights
 
-__all__ = ["PlanesFigure", "AnglesFigure", "plot_planes", "plot_principal_angles", "DISTANCE_LABELS"]
+__all__ = ["PlanesFigure", "AnglesFigure", "DISTANCE_LABELS"]
 
 #: Axis labels of the three subspace distances (privpca_edu.subspace.DISTANCE_KINDS), mathtext.
 DISTANCE_LABELS = {kind: S.LABELS[kind] for kind in ("sin_theta", "projection", "max_angle")}
@@ -139,11 +139,6 @@ class PlanesFigure(LiveFigure):
                             f"largest possible: √min(k, 3−k) = {r['max_possible']:.3f}")
 
 
-def plot_planes(result):
-    """Static figure of :func:`privpca_edu.experiments.plane_distances`."""
-    return PlanesFigure(result).fig
-
-
 class AnglesFigure(LiveFigure):
     """From :func:`privpca_edu.experiments.angle_distances`: the sines of the two principal
     angles, and the three distances with the random-subspace level for this d."""
@@ -180,8 +175,3 @@ class AnglesFigure(LiveFigure):
         _update_distance_bars(self.ax_bar, self.bar_parts, r)
         self.t_bar.set_text(f"d = {r['n_features']}: a random plane has\n" + r"$\|\sin\Theta\|_F \approx$"
                             + f" {r['random_level']['sin_theta']:.3f}")
-
-
-def plot_principal_angles(result):
-    """Static figure of :func:`privpca_edu.experiments.angle_distances`."""
-    return AnglesFigure(result).fig

@@ -168,14 +168,6 @@ class DPDPCAResult:
             raise ValueError(f"X has {X.shape[1]} features, but the protocol ran with {self.n_features_in_}")
         return X @ self.components_.T
 
-    def wall_time(self, parallel=True):
-        """Simulated wall-clock seconds: owners in parallel (the slowest counts, and the proxy
-        precomputes its obfuscators meanwhile) or every step one after another."""
-        t = self.timings_
-        pre = t.get("proxy_precompute", 0.0)
-        owners = max(max(t["owners"]), pre) if parallel else sum(t["owners"]) + pre
-        return t["keygen"] + owners + t["proxy_aggregate"] + t["count"] + t["proxy_release"] + t["user"]
-
 
 def _mask_units(mask_scale, n_samples, data_norm):
     """β/B: the mask scale in units of the data bound (default 1000·N)."""

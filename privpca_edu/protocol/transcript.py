@@ -110,9 +110,6 @@ class Transcript:
     def received_by(self, party):
         return [m for m in self.messages if m.receiver == party]
 
-    def sent_by(self, party):
-        return [m for m in self.messages if m.sender == party]
-
     def view(self, party):
         """Everything ``party`` received, as one flat tuple of objects."""
         return tuple(x for m in self.received_by(party) for x in m.items)
