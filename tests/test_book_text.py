@@ -20,3 +20,16 @@ def test_no_source_talks_about_how_the_book_was_made(path):
         text = path.read_text(encoding="utf-8")
     found = [w for w in PROCESS_WORDS if re.search(r"\b" + re.escape(w), text, re.IGNORECASE)]
     assert not found, (path.name, found)
+
+
+FIGURE_SOURCES = sorted((ROOT / "privpca_edu" / "plotting").glob("*.py")) + sorted(
+    (ROOT / "privpca_edu" / "widgets").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", FIGURE_SOURCES, ids=lambda p: p.parent.name + "/" + p.name)
+def test_no_figure_or_caption_talks_about_how_the_book_was_made(path):
+    """Figure labels, alt text and dashboard captions are part of the pages too."""
+    text = path.read_text(encoding="utf-8")
+    words = PROCESS_WORDS + ("reconstructed",)
+    found = [w for w in words if re.search(r"\b" + re.escape(w) + r"\b", text, re.IGNORECASE)]
+    assert not found, (path.name, found)

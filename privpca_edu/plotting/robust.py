@@ -3,7 +3,7 @@
 * :class:`HeavyTailsFigure` — the explorer: (a) the data in the plane of the first true direction
   v₁ and the outlier direction u, with the shadow of each method's estimated 2-D subspace on that
   plane; (b) every method's error,
-  with the reconstructed Theorem 3.4 bound on the Kendall bars.
+  with Theorem 3.4's bound (constant C = 1) on the Kendall bars.
 * :class:`BreakdownFigure` — the breakdown demo: (a) 2-D data with outliers dragged in, the two
   first components; (b) error against the outlier fraction, with Theorem 3.3's guarantee.
 * :func:`plot_error_vs_n`, :func:`plot_error_vs_epsilon` — static versions of the paper's Figs 2–5.
@@ -41,7 +41,7 @@ class HeavyTailsFigure(LiveFigure):
     alt = ("Two panels. (a) One data set projected on the plane of the first true direction v₁ and the outlier "
            "direction u: records as grey dots, outliers as black crosses, and for three methods (Kendall τ "
            "spherical, Analyze Gauss, NSGGD) the shadow of its estimated plane. (b) Bars of each method's mean "
-           "error sin θ_max with one dot per data set, and the reconstructed Theorem 3.4 bound on the Kendall bars.")
+           "error sin θ_max with one dot per data set, and Theorem 3.4's bound (constant C = 1) on the Kendall bars.")
 
     def _build(self):
         fig = self.fig
@@ -74,7 +74,7 @@ class HeavyTailsFigure(LiveFigure):
         self.bars = ax.bar(x, np.zeros(len(x)), width=0.62, color=[ROBUST_STYLES[m]["color"] for m in self.names],
                            alpha=0.85, edgecolor="k", linewidth=0.6)
         (self.dots,) = ax.plot([], [], "o", color="k", ms=3, alpha=0.6, label="one data set each")
-        (self.l_bound,) = ax.plot([], [], "-", color="k", lw=2.5, label="Thm 3.4 bound\n(reconstructed, C = 1)")
+        (self.l_bound,) = ax.plot([], [], "-", color="k", lw=2.5, label="Thm 3.4 bound\n(constant C = 1)")
         self.l_one = ax.axhline(1.0, color=S.GREY, ls=":", lw=1.5, label="1 = orthogonal\n(useless)")
         ax.set_xticks(x, [ROBUST_STYLES[m]["short"].replace("-", "-\n") for m in self.names])
         ax.set_ylim(0, 1.08)
