@@ -45,7 +45,12 @@ from .distributed import *  # noqa: F401,F403  DPS-PCA Theorem 4.3
 from .local import *  # noqa: F401,F403  Wang & Xu, Theorems 1–4 (local DP)
 from .robust import *  # noqa: F401,F403  Kim & Jung, g-DPPCA
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_positive
-from ..privacy import SYMMETRIC_CONVENTIONS, analyze_gauss_sensitivity, gaussian_sigma, mod_sulq_noise_scale
+from ..privacy import (
+    SYMMETRIC_CONVENTIONS,
+    analyze_gauss_noise_scale,
+    analyze_gauss_sensitivity,
+    mod_sulq_noise_scale,
+)
 from ..subspace import random_subspace_distance
 
 __all__ = [
@@ -281,9 +286,8 @@ def analyze_gauss_bound(n_samples, n_features, n_components, epsilon, delta, eig
     eigengap = check_positive(eigengap, "eigengap")
     data_norm = check_positive(data_norm, "data_norm")
     check_option(calibration, "calibration", ("classic", "analytic"))
-    sensitivity = analyze_gauss_sensitivity(n, data_norm)
-    sigma = gaussian_sigma(sensitivity, epsilon, delta, method=calibration)
-    out = _noisy_covariance_bound("AnalyzeGauss", sigma, sensitivity, n, d, k, eigengap)
+    sigma = analyze_gauss_noise_scale(n, epsilon, delta, data_norm, calibration)
+    out = _noisy_covariance_bound("AnalyzeGauss", sigma, analyze_gauss_sensitivity(n, data_norm), n, d, k, eigengap)
     out["calibration"] = calibration
     return out
 

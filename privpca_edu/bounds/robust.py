@@ -42,7 +42,7 @@ import warnings
 import numpy as np
 
 from .._validation import PrivacyWarning, check_delta, check_epsilon, check_int, check_option, check_positive, as_generator
-from ..privacy import gaussian_sigma
+from ..privacy import KENDALL_SENSITIVITIES, gaussian_sigma
 
 __all__ = [
     "kendall_population_eigenvalues",
@@ -164,7 +164,7 @@ def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, del
     lam1 = lam[0]
     with warnings.catch_warnings():  # eq. (2.5) is evaluated as the paper states it, also for ε ≥ 1
         warnings.simplefilter("ignore", PrivacyWarning)
-        sigma = gaussian_sigma(4 * g2 / n, epsilon, delta)
+        sigma = gaussian_sigma(KENDALL_SENSITIVITIES["paper"] * g2 / n, epsilon, delta)
     condition = n >= g2 * math.log(d / alpha) / lam1
     if not explicit:
         gap_ratio = lam1 / gap

@@ -257,8 +257,7 @@ class DPSPCA(PrivateEstimator):
         self._record(
             epsilon=epsilon, delta=delta, data_norm=data_norm, mechanism=self.mechanism_name,
             calibration=f"{self.calibration} (T={T}, noise={self.noise})", sensitivity=self.sensitivity_,
-            noise_scale=sigma, n_releases=T, note="; ".join(notes),
-            **({"is_private": False} if shared_leak else {}),
+            noise_scale=sigma, n_releases=T, note="; ".join(notes), is_private=not shared_leak,
         )
         return self
 

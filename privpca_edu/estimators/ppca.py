@@ -130,7 +130,6 @@ class PPCA(PrivateEstimator):
         self._record(
             epsilon=epsilon, delta=0.0, data_norm=data_norm, mechanism=self.mechanism_name,
             calibration=f"exponential mechanism, sampler={self.sampler}", sensitivity=data_norm**2,
-            noise_scale=self.noise_scale_, note=note, releases=(),
-            **({"is_private": False} if approximate else {}),
+            noise_scale=self.noise_scale_, note=note, releases=(), is_private=not approximate,
         )
         return self
