@@ -23,6 +23,7 @@ from .._validation import (
     check_n_components,
     clip_rows,
 )
+from ..privacy import check_gaussian_guarantee
 
 
 @dataclass(frozen=True)
@@ -307,8 +308,6 @@ def make_record(**fields):
     :func:`privpca_edu.privacy.check_gaussian_guarantee` confirms (ε, δ) for the noise
     actually used; otherwise the record says not private and the note says why.
     """
-    from ..privacy import check_gaussian_guarantee
-
     n_rel = int(fields.setdefault("n_releases", 1))
     releases = fields.get("releases")
     if releases is None:
