@@ -340,9 +340,3 @@ def single_threaded_blas():
         _BLAS_CONTROLLER.append(ThreadpoolController())
     with _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas"):
         yield
-
-
-# Old names kept for modules not yet migrated (they shadowed scikit-learn's names): use
-# check_data and as_generator.
-check_array = check_data
-check_random_state = as_generator

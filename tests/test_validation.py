@@ -212,7 +212,7 @@ def test_input_array_never_modified(name):
             assert not np.shares_memory(getattr(est, attr), X)
 
 
-def test_check_array_returns_a_copy_of_float_input():
+def test_check_data_returns_a_copy_of_float_input():
     X = valid_X()
     out = check_data(X)
     assert out is not X and not np.shares_memory(out, X) and out.dtype == np.float64
@@ -300,7 +300,7 @@ def test_non_private_baselines_do_not_clip(name):
 # ---------------------------------------------------------------------------------------------
 
 
-def test_check_random_state_conversions():
+def test_as_generator_conversions():
     g = as_generator(3)
     assert isinstance(g, np.random.Generator)
     assert g.random() == np.random.default_rng(3).random()
@@ -357,3 +357,9 @@ def test_seeded_fits_reproduce_and_generators_advance(name):
     c2 = est.fit(X_OK).components_
     assert np.array_equal(c1, a)  # a Generator seeded like the int gives the same first draw
     assert not np.array_equal(c1, c2)  # and its stream advanced
+
+
+def test_no_name_shadows_scikit_learns_validation_functions():
+    import privpca_edu._validation as v
+
+    assert not hasattr(v, "check_array") and not hasattr(v, "check_random_state")

@@ -117,7 +117,7 @@ def _immutable_params_key(params):
         if isinstance(value, _IMMUTABLE):
             key.append((name, type(value), value))
         elif isinstance(value, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
-            key.append((name, type(value), id(value)))
+            key.append((name, type(value)))  # the constraint checks the type only
         else:
             return None
     return tuple(key)
@@ -151,15 +151,23 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return names
 
     def _validate_params(self):
-        # scikit-learn's constraint check costs ~50 µs, as much as a whole small fit; a refit with
-        # the same immutable parameter values (numbers, strings, None, the same generator object)
-        # needs no second check.  Anything mutable (an array, a list) is checked every time.
+        # scikit-learn's constraint check costs ~50 µs, as much as a whole small fit.  Whether a
+        # set of immutable parameter values (numbers, strings, None; generators by their type,
+        # which is all the constraint looks at) satisfies the class's constraints depends on the
+        # values alone, so each class remembers the value sets it has accepted: a fresh estimator
+        # with the same parameters (a loop of fits, clone, a dashboard) is not checked again.
+        # Anything mutable (an array, a list) is checked every time.
         key = _immutable_params_key(self.get_params(deep=False))
-        if key is not None and self.__dict__.get("_validated_params_key") == key:
+        cls = type(self)
+        accepted = cls.__dict__.get("_accepted_params")
+        if key is not None and accepted is not None and key in accepted:
             return
         super()._validate_params()
         if key is not None:
-            self._validated_params_key = key
+            if accepted is None or len(accepted) >= 256:  # bounded: a sweep over many values
+                accepted = set()
+                cls._accepted_params = accepted
+            accepted.add(key)
 
     def _validate_fit_input(self, X, *, min_samples=1, fitting=True, return_scale=False):
         """Check parameters (constraints) and X; return our own float64 copy of X.

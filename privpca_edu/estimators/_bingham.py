@@ -25,7 +25,7 @@ import numpy as np
 from scipy import linalg, optimize
 from scipy.linalg import lapack
 
-from .._validation import check_int, check_random_state, check_symmetric, single_threaded_blas
+from .._validation import check_int, as_generator, check_symmetric, single_threaded_blas
 
 
 def kgm_envelope(psi):
@@ -81,7 +81,7 @@ def sample_bingham_exact(A, size=None, random_state=None, *, log_ratio=kgm_log_r
     """
     A = check_symmetric(A)
     d = A.shape[0]
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     n = 1 if size is None else check_int(size, "size", low=1)
     lam, W = linalg.eigh(A)
     psi = lam[-1] - lam  # ≥ 0, min 0
@@ -422,7 +422,7 @@ def bingham_gibbs(A, n_components, n_sweeps, random_state=None, *, V0=None, call
     d = A.shape[0]
     k = check_int(n_components, "n_components", low=1, high=d)
     n_sweeps = check_int(n_sweeps, "n_sweeps", low=0)
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     estimate = gibbs_cost_seconds(d, k, n_sweeps)
     if estimate > GIBBS_WARN_SECONDS:
         cheaper = "sampler='exact' (n_components=1) or " if k == 1 else ""

@@ -58,13 +58,13 @@ import numpy as np
 
 from .._validation import (
     PrivacyWarning,
-    check_array,
+    check_data,
     check_delta,
     check_epsilon,
     check_int,
     check_option,
     check_positive,
-    check_random_state,
+    as_generator,
     clip_rows,
 )
 from ..estimators.covariance import ReleaseParts
@@ -219,8 +219,8 @@ class PlaintextDPDPCA:
 
     def _owners(self, X):
         if isinstance(X, (list, tuple)):
-            return [check_array(P, name=f"owner_datasets[{i}]") for i, P in enumerate(X)]
-        X = check_array(X)
+            return [check_data(P, name=f"owner_datasets[{i}]") for i, P in enumerate(X)]
+        X = check_data(X)
         L = check_int(self.n_owners, "n_owners", low=1, high=X.shape[0])
         return list(np.array_split(X, L))
 
@@ -259,6 +259,6 @@ class PlaintextDPDPCA:
         for the same ``random_state``."""
         parts = self.release_parts(X)
         L = len(self._owners(X))
-        rng = check_random_state(self.random_state if random_state is None else random_state)
+        rng = as_generator(self.random_state if random_state is None else random_state)
         return parts.statistic + protocol_noise(parts.statistic.shape[0], parts.noise_scale, L, self.noise_by,
                                                 random_state=rng).sum(axis=0)

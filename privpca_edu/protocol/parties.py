@@ -47,7 +47,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_array, check_positive
+from .._validation import check_data, check_positive
 from . import _crypto
 from ._parallel import chunk_ranges, run_tasks
 from .mechanism import owner_shares, upper_indices
@@ -187,7 +187,7 @@ class DataOwner:
 
     def __init__(self, X, *, data_norm=1.0, name="owner 1"):
         self.name = str(name)
-        X = check_array(X, name=self.name)
+        X = check_data(X, name=self.name)
         self.data_norm = check_positive(data_norm, "data_norm")
         self._X, self.n_clipped = _robust_clip(X, self.data_norm)
         self.n_samples, self.n_features = self._X.shape

@@ -40,13 +40,13 @@ import numpy as np
 
 from .._validation import (
     PrivacyWarning,
-    check_array,
+    check_data,
     check_delta,
     check_epsilon,
     check_n_components,
     check_option,
     check_positive,
-    check_random_state,
+    as_generator,
 )
 from ..estimators._base import PrivacyRecord, make_record
 from ..subspace import fix_signs
@@ -95,7 +95,7 @@ def validate_owner_datasets(owner_datasets, name="owner_datasets"):
         raise TypeError(f"{name} must be a list of 2-D arrays, one per data owner, got {type(owner_datasets).__name__}")
     if len(owner_datasets) == 0:
         raise ValueError(f"{name} must contain at least one data owner, got an empty list")
-    parts = [check_array(X, name=f"{name}[{i}]") for i, X in enumerate(owner_datasets)]
+    parts = [check_data(X, name=f"{name}[{i}]") for i, X in enumerate(owner_datasets)]
     dims = [P.shape[1] for P in parts]
     if len(set(dims)) > 1:
         raise ValueError(f"every data owner must have the same number of features; got {dims}")
@@ -163,7 +163,7 @@ class DPDPCAResult:
     def transform(self, X):
         """Project rows on the private components, ``X @ components_.T`` (no centring: the
         protocol keeps the mean hidden from the data user)."""
-        X = check_array(X, copy=False)
+        X = check_data(X, copy=False)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but the protocol ran with {self.n_features_in_}")
         return X @ self.components_.T
@@ -261,7 +261,7 @@ class EncryptedAggregate:
                  else _noise_scale)
         _check_ranges(self.key_length, n_samples=N, n_owners=self.n_owners, data_norm=B, noise_scale=sigma,
                       mask_scale=beta)
-        rng = check_random_state(random_state)
+        rng = as_generator(random_state)
         if self.noise_by == "owners":
             if self.owner_noise_scale is None or not math.isclose(sigma, self.owner_noise_scale, rel_tol=1e-12):
                 raise ValueError("this aggregate already carries the owners' noise for another σ; "
@@ -413,7 +413,7 @@ def encrypt_and_aggregate(owner_datasets, key_length=_crypto.SECURE_KEY_LENGTH, 
             PrivacyWarning, stacklevel=3 if _validated else 2,
         )
     if _secret is None:
-        _secret = _crypto.new_secret(check_random_state(random_state) if random_state is not None else None)
+        _secret = _crypto.new_secret(as_generator(random_state) if random_state is not None else None)
     transcript = Transcript()
 
     # Step 1: the data user makes the key pair and hands out the public key.
@@ -611,7 +611,7 @@ def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.
     sigma = dpdpca_noise_scale(epsilon, delta, data_norm, calibration, mask_mu=mask_mu)
     _check_ranges(key_length, n_samples=N, n_owners=L, data_norm=data_norm, noise_scale=sigma, mask_scale=beta)
     _crypto.require_phe()
-    rng = check_random_state(random_state)
+    rng = as_generator(random_state)
     owner_noise = proxy_noise = None
     if noise_by == "owners":
         owner_noise = protocol_noise(M, sigma, L, "owners", random_state=rng)

@@ -92,3 +92,26 @@ def test_refit_revalidates_changed_parameters(est):
         est.set_params(n_components=0)
         with pytest.raises(ValueError, match="'n_components' parameter"):
             est.fit(X)
+
+
+def test_accepted_parameter_sets_are_remembered_per_class_by_value():
+    # a fresh estimator with parameters its class has accepted before skips scikit-learn's
+    # constraint check (a loop of fits); any other value, or another class, is checked
+    from unittest import mock
+
+    from sklearn.base import BaseEstimator
+
+    from privpca_edu import AnalyzeGauss, ModSuLQ
+
+    X = np.random.default_rng(2).standard_normal((40, 4)) / 10
+    AnalyzeGauss(2, epsilon=0.7, random_state=np.random.default_rng(0)).fit(X)
+    with mock.patch.object(BaseEstimator, "_validate_params", autospec=True) as check:
+        AnalyzeGauss(2, epsilon=0.7, random_state=np.random.default_rng(5)).fit(X)  # same values, another generator
+        assert check.call_count == 0
+        AnalyzeGauss(2, epsilon=0.8, random_state=np.random.default_rng(5)).fit(X)
+        ModSuLQ(2, epsilon=0.7, random_state=np.random.default_rng(5)).fit(X)
+        AnalyzeGauss(2, epsilon=0.7, random_state=0).fit(X)  # an int seed is another type
+        assert check.call_count == 3
+    for bad in (0.0, -1.0, np.nan, "1"):
+        with pytest.raises((ValueError, TypeError), match="epsilon"):
+            AnalyzeGauss(2, epsilon=bad).fit(X)
