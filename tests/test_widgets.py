@@ -86,6 +86,52 @@ def test_sigma_dashboard_epsilon_is_the_first_slider():
     assert dash.png() != before and dash.last_error is None
 
 
+def test_sigma_dashboard_defaults_to_a_safe_delta_and_offers_the_papers_setting():
+    from privpca_edu.widgets.chapters import DPS_PCA_PAPER_SETTING, SIGMA_PRESETS
+    from privpca_edu.widgets.dashboard import CUSTOM_PRESET
+
+    dash = widgets.sigma_dashboard()
+    assert dash.params()["delta"] == pytest.approx(1e-5)
+    assert dash.preset.value == SIGMA_PRESETS[0][0] and "10⁻⁵" in dash.preset.value
+    assert dash.advisory_html.value == "" and dash.advisory_html.layout.display == "none"
+    assert dash.result["reference"] == []  # no table crosses at a realistic δ
+    # the named preset: one update sets δ, T and Δ together, and the table's crosses appear
+    computes = dash.n_computes
+    paper = next(label for label, values in SIGMA_PRESETS if values == DPS_PCA_PAPER_SETTING)
+    assert "DPS-PCA paper's setting" in paper
+    dash.preset.value = paper
+    assert dash.n_computes == computes + 1
+    assert {k: dash.params()[k] for k in DPS_PCA_PAPER_SETTING} == DPS_PCA_PAPER_SETTING
+    assert len(dash.result["reference"]) == 20 and dash.result["reference_at"]["paper"] == 57.96
+    # its warning in plain view: an HTML block directly under the figure, at full text size
+    children = list(dash.children)
+    assert children.index(dash.advisory_html) == children.index(dash.image) + 1
+    assert dash.advisory_html.layout.display is None
+    text = dash.advisory_html.value
+    assert "Warning" in text and "DPS-PCA paper's setting" in text and "δ = 0.3" in text
+    assert "font-size:100%" in text and "in the clear with probability 0.3" in text
+    # a slider moved away from the preset: "custom", and the warning follows δ
+    dash.controls["delta"].value = 0.05
+    assert dash.preset.value == CUSTOM_PRESET and dash.n_computes == computes + 2
+    assert "δ = 0.05" in dash.advisory_html.value and "DPS-PCA paper's setting" not in dash.advisory_html.value
+    dash.preset.value = SIGMA_PRESETS[0][0]
+    assert dash.params()["delta"] == pytest.approx(1e-5) and dash.advisory_html.layout.display == "none"
+    dash.preset.value = CUSTOM_PRESET  # choosing "custom" changes nothing
+    assert dash.params()["delta"] == pytest.approx(1e-5)
+    # the preset is recognised after a slider round trip (a log slider stores 0.3 as 10^-0.52)
+    dash.set_values(delta=10 ** -0.52, n_steps=10, sensitivity=2.0)
+    assert dash.preset.value == paper and len(dash.result["reference"]) == 20
+    assert widgets.sigma_dashboard(preset="paper").params()["delta"] == 0.3
+    with pytest.raises(ValueError, match="preset"):
+        widgets.sigma_dashboard(preset="nope")
+
+
+def test_preset_names_must_be_controls():
+    with pytest.raises(ValueError, match="unknown controls"):
+        widgets.Dashboard(experiments.sigma_curves, plotting.SigmaFigure(),
+                          {"epsilon": widgets.epsilon_slider(1.0)}, presets=[("x", {"delta": 0.1})])
+
+
 def test_returning_to_a_setting_uses_the_memo():
     dash = widgets.sigma_dashboard()
     eps = dash.controls["epsilon"]

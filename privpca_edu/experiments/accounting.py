@@ -80,7 +80,7 @@ def _close(a, b):
     return abs(a - b) <= TABLE_MATCH_RTOL * abs(b)
 
 
-def sigma_curves(epsilon=1.0, delta=0.3, n_steps=10, sensitivity=2.0, *, methods=None,
+def sigma_curves(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, methods=None,
                  epsilon_grid=None):
     r"""Per-step noise σ against ε for every accounting method, and the values at one ε.
 
@@ -89,7 +89,7 @@ def sigma_curves(epsilon=1.0, delta=0.3, n_steps=10, sensitivity=2.0, *, methods
     epsilon : float
         The ε to highlight (the slider).
     delta : float
-        Total δ of the run, in (0, 1).
+        Total δ of the run, in (0, 1); default 10⁻⁵ (the DPS-PCA reference table uses 0.3).
     n_steps : int
         T, number of adaptive Gaussian releases (T = 1: a single Gaussian mechanism, where
         ``"classic"`` is the textbook σ = Δ√(2 ln(1.25/δ))/ε and ``"analytic_exact"`` the

@@ -12,7 +12,8 @@ from .. import experiments, plotting
 from . import controls as C
 from .dashboard import Dashboard
 
-__all__ = ["attack_dashboard", "sigma_dashboard", "planes_dashboard", "angles_dashboard", "SENSITIVITY_OPTIONS"]
+__all__ = ["attack_dashboard", "sigma_dashboard", "planes_dashboard", "angles_dashboard", "SENSITIVITY_OPTIONS",
+           "SIGMA_PRESETS", "DPS_PCA_PAPER_SETTING", "large_delta_warning"]
 
 #: Δ choices of :func:`sigma_dashboard`: (label, value).
 SENSITIVITY_OPTIONS = (
@@ -20,6 +21,43 @@ SENSITIVITY_OPTIONS = (
     ("Δ = √2 (XᵀX, replace-one)", math.sqrt(2.0)),
     ("Δ = 2 (DPS-PCA's Σ̂Q, replace-one)", 2.0),
 )
+
+
+#: The DPS-PCA paper's privacy setting (Ge et al. 2018, Section 5: δ = 0.3 and T = 10 noisy power
+#: iterations; Δ = 2 is the sensitivity of its Σ̂Q for rows of norm ≤ 1), the setting of
+#: :data:`privpca_edu.experiments.DPS_PCA_SIGMA_TABLE`.
+DPS_PCA_PAPER_SETTING = {"delta": 0.3, "n_steps": 10, "sensitivity": 2.0}
+
+#: Named settings of :func:`sigma_dashboard`'s "setting" dropdown: (label, control values).
+SIGMA_PRESETS = (
+    ("safe default: δ = 10⁻⁵", {"delta": 1e-5}),
+    ("DPS-PCA paper's setting: δ = 0.3, T = 10, Δ = 2", DPS_PCA_PAPER_SETTING),
+)
+
+#: From this δ on, the chapter-2 dashboard shows :func:`large_delta_warning` under its figure.
+LARGE_DELTA = 0.01
+
+
+def large_delta_warning(params):
+    """HTML warning shown in plain view under the σ figure when δ ≥ 0.01 ('' otherwise).
+
+    Why δ that large is no guarantee: the mechanism that publishes every record, in the clear,
+    independently with probability δ is (0, δ)-DP (neighbours differ in one record, which
+    appears with probability δ), hence (ε, δ)-DP for every ε.
+    """
+    delta = float(params["delta"])
+    if not delta >= LARGE_DELTA:
+        return ""
+    paper = all(abs(float(params[k]) - v) <= 0.015 * v for k, v in DPS_PCA_PAPER_SETTING.items())
+    percent = f"{100 * delta:.2g}"
+    lead = ("This is the DPS-PCA paper's setting (δ = 0.3, T = 10, Δ = 2), shown to compare with its table. "
+            if paper else "")
+    return ("<div style='border-left:5px solid #D55E00;background:#FFF3E8;color:#1a1a1a;padding:6px 10px;"
+            "margin:4px 0;max-width:672px;font-size:100%;line-height:1.4'>"
+            f"<b>Warning: δ = {delta:.2g} is not a privacy guarantee worth having.</b> {lead}"
+            f"A mechanism that publishes each record in the clear with probability {delta:.2g} "
+            f"(about {percent} % of the data) satisfies (ε, δ)-DP with this δ for every ε. "
+            "Real releases need δ far below 1/n, such as 10⁻⁵.</div>")
 
 
 def attack_dashboard(epsilon=1.0, n_samples=20, *, n_features=10, n_components=1, delta=1e-5, random_state=0):
@@ -38,14 +76,29 @@ def attack_dashboard(epsilon=1.0, n_samples=20, *, n_features=10, n_components=1
                      fixed={"delta": delta, "random_state": random_state})
 
 
-def sigma_dashboard(epsilon=1.0, delta=0.3, n_steps=10, sensitivity=2.0):
+def sigma_dashboard(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, preset=None):
     """Chapter 2: per-step Gaussian noise σ against ε for every accounting method.
     Twin: :func:`privpca_edu.experiments.sigma_curves`.
 
     Controls (in this order — the ε slider is the first slider on the page): ε, δ (log
-    sliders), T, Δ.  The defaults (δ = 0.3, T = 10, Δ = 2) are those of the DPS-PCA
-    reference table of σ per calibration (chapter 2), whose values appear as black crosses.
+    sliders), T, Δ, under a "setting" dropdown (:data:`SIGMA_PRESETS`).  The default δ = 10⁻⁵
+    is a safe one; the preset "DPS-PCA paper's setting" (δ = 0.3, T = 10, Δ = 2,
+    :data:`DPS_PCA_PAPER_SETTING`) is that of the reference table of σ per calibration, whose
+    values then appear as black crosses.  Whenever δ ≥ 0.01 a warning says, in plain view under
+    the figure, why such a δ protects nobody (:func:`large_delta_warning`).
+
+    ``preset`` (a label of :data:`SIGMA_PRESETS`, or ``"paper"`` for the DPS-PCA paper's
+    setting) starts the dashboard at that setting instead of the arguments.
     """
+    if preset is not None:
+        labels = dict(SIGMA_PRESETS)
+        key = SIGMA_PRESETS[1][0] if preset == "paper" else preset
+        if key not in labels:
+            raise ValueError(f"preset must be 'paper' or one of {list(labels)}, got {preset!r}")
+        values = labels[key]
+        delta = values.get("delta", delta)
+        n_steps = values.get("n_steps", n_steps)
+        sensitivity = values.get("sensitivity", sensitivity)
     options = list(SENSITIVITY_OPTIONS)
     if all(abs(value - sensitivity) > 1e-12 for _, value in options):
         options.append((f"Δ = {sensitivity:g}", float(sensitivity)))
@@ -57,7 +110,8 @@ def sigma_dashboard(epsilon=1.0, delta=0.3, n_steps=10, sensitivity=2.0):
         "sensitivity": C.method_picker(options, value, description="sensitivity (rows of norm ≤ 1)",
                                        width="440px"),
     }
-    return Dashboard(experiments.sigma_curves, plotting.SigmaFigure(), controls)
+    return Dashboard(experiments.sigma_curves, plotting.SigmaFigure(), controls, presets=SIGMA_PRESETS,
+                     advisory=large_delta_warning)
 
 
 def planes_dashboard(tilt_x=30.0, tilt_y=0.0, n_components=2):

@@ -35,12 +35,19 @@ import ipywidgets as W
 import numpy as np
 from traitlets import Unicode
 
-__all__ = ["Dashboard", "FigureImage", "show", "noscript_html", "NOISE_REUSE_NOTE"]
+__all__ = ["Dashboard", "FigureImage", "show", "noscript_html", "NOISE_REUSE_NOTE", "CUSTOM_PRESET"]
 
 #: Shown under every dashboard with an ε control (see the module docstring).
 NOISE_REUSE_NOTE = ("One simulated noise draw, rescaled as ε moves (σ(ε)·Z with the same Z): a smooth picture, "
                     "not a sequence of releases. Real releases draw fresh noise every time; two releases with "
                     "shared Z would give the data back.")
+
+#: The entry of a dashboard's "setting" dropdown when the controls match none of its presets.
+CUSTOM_PRESET = "custom (the sliders)"
+
+#: Relative tolerance under which a control's value counts as a preset's (a log slider stores
+#: 0.3 as 10^-0.52 = 0.302 once a student has touched it).
+PRESET_RTOL = 0.015
 
 _EXPECTED_ERRORS = (ValueError, TypeError, np.linalg.LinAlgError, ArithmeticError)
 
@@ -81,6 +88,14 @@ class Dashboard(W.VBox):
     memo_size : int
         Results of this many distinct parameter settings are remembered, so returning to a
         setting redraws without recomputing (0 disables).
+    presets : sequence of (label, dict name → value), optional
+        Named settings, offered in a "setting" dropdown above the controls (plus
+        :data:`CUSTOM_PRESET` for anything else).  Choosing one sets those controls at once (one
+        update); moving a control shows the preset the controls now match, or "custom".
+    advisory : callable, optional
+        ``advisory(params) -> str``: HTML shown in plain view directly under the figure after
+        every update (empty string: hidden).  For warnings a reader must not miss, such as a
+        paper's weak δ; :meth:`privpca_edu.plotting.LiveFigure.set_notes` is for small print.
 
     Attributes
     ----------
@@ -89,13 +104,15 @@ class Dashboard(W.VBox):
     last_error : Exception or None   what the last update failed with
     last_warnings : list of str      warnings caught during the last compute
     n_computes : int                 how often ``compute`` actually ran (memo misses)
+    preset : ipywidgets.Dropdown or None   the "setting" dropdown (when ``presets`` is given)
+    advisory_html : ipywidgets.HTML or None  the plain-view warning under the figure
     timings : list of dict           per update (seconds of wall time): ``compute`` (twin),
                                      ``draw`` (artist updates), ``encode`` (Agg render + PNG),
                                      ``total``; and ``cpu``, the process CPU time of the update
     """
 
     def __init__(self, compute, figure, controls, *, fixed=None, title=None, caption=None, memo_size=64,
-                 image_width=None, noise_note=None):
+                 image_width=None, noise_note=None, presets=None, advisory=None):
         self.compute = compute
         self.figure = figure
         self.controls = OrderedDict(controls)
@@ -108,6 +125,13 @@ class Dashboard(W.VBox):
         self.last_warnings = []
         self.n_computes = 0
         self.timings = []
+        self._holding = False
+        self.presets = [(str(label), dict(values)) for label, values in (presets or ())]
+        for _, values in self.presets:
+            unknown = set(values) - set(self.controls)
+            if unknown:
+                raise ValueError(f"preset names unknown controls: {sorted(unknown)}")
+        self.advisory = advisory
         width_px = image_width or int(figure.fig.get_figwidth() * figure.fig.dpi)
         alt = figure.alt_text() if hasattr(figure, "alt_text") else None
         self.image = FigureImage(format="png", layout=W.Layout(width="100%", max_width=f"{width_px}px", height="auto"),
@@ -118,7 +142,21 @@ class Dashboard(W.VBox):
         children = []
         if title:
             children.append(W.HTML(f"<b>{title}</b>"))
+        self.preset = None
+        if self.presets:
+            labels = [label for label, _ in self.presets] + [CUSTOM_PRESET]
+            self.preset = W.Dropdown(options=labels, value=self._matching_preset(), description="setting",
+                                     style={"description_width": "initial"},
+                                     layout=W.Layout(width="100%", max_width="440px"))
+            self.preset.add_class("privpca-preset")
+            self.preset.observe(self._on_preset, names="value")
+            children.append(self.preset)
         children += [box, self.image]
+        self.advisory_html = None
+        if advisory is not None:
+            self.advisory_html = W.HTML("", layout=W.Layout(display="none"))
+            self.advisory_html.add_class("privpca-advisory")
+            children.append(self.advisory_html)
         if noise_note is None:
             noise_note = "epsilon" in self.controls
         if noise_note:
@@ -141,7 +179,47 @@ class Dashboard(W.VBox):
         return params
 
     def _on_change(self, change):
-        self.refresh()
+        if not self._holding:
+            self.refresh()
+
+    def set_values(self, **values):
+        """Set several controls and update once (a preset); returns the timing dict."""
+        self._holding = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._holding = False
+        return self.refresh()
+
+    def _matching_preset(self):
+        for label, values in self.presets:
+            if all(_same(self.controls[name].value, value) for name, value in values.items()):
+                return label
+        return CUSTOM_PRESET
+
+    def _on_preset(self, change):
+        values = dict(self.presets).get(change["new"])
+        if values is not None and not self._holding:
+            self.set_values(**values)
+
+    def _sync_preset_and_advisory(self, params):
+        if self.preset is not None:
+            label = self._matching_preset()
+            if self.preset.value != label:
+                self._holding = True  # showing the match is not choosing it
+                try:
+                    self.preset.value = label
+                finally:
+                    self._holding = False
+        if self.advisory_html is not None:
+            try:
+                text = self.advisory(params) or ""
+            except _EXPECTED_ERRORS:  # a bad setting: the figure already says what is wrong
+                text = ""
+            if text != self.advisory_html.value:
+                self.advisory_html.value = text
+                self.advisory_html.layout.display = None if text else "none"
 
     def _compute(self, params):
         try:
@@ -185,6 +263,7 @@ class Dashboard(W.VBox):
         png = self.figure.png()
         t3 = time.perf_counter()
         self.image.value = png
+        self._sync_preset_and_advisory(params)
         timing = {"compute": t1 - t0, "draw": t2 - t1, "encode": t3 - t2, "total": time.perf_counter() - t0,
                   "cpu": time.process_time() - c0}
         self.timings.append(timing)
@@ -213,6 +292,13 @@ class Dashboard(W.VBox):
         if self.static_fallback:
             data["image/png"] = base64.b64encode(self.png()).decode("ascii")
         return data
+
+
+def _same(a, b):
+    """Control value ``a`` equals preset value ``b`` (floats within :data:`PRESET_RTOL`)."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(a - b) <= PRESET_RTOL * abs(b)
+    return a == b
 
 
 def noscript_html(dashboard):
