@@ -457,8 +457,8 @@ def test_png_encoder_round_trips():
 
 
 def test_check_answer(capsys):
-    # "2.1": DPS-PCA's per-step sigma at eps = 1, delta = 1e-5, T = 10 (rtol 1e-3), about 107.7
-    sigma = 20 * math.sqrt(2 * math.log(2e6))
+    # "2.1": DPS-PCA's per-step sigma at eps = 1, delta = 1e-6, T = 10 (rtol 1e-3), about 116.0
+    sigma = 20 * math.sqrt(2 * math.log(2e7))
     assert widgets.check_answer("2.1", None) is None
     assert widgets.check_answer("2.1", sigma * (1 + 5e-4)) is True
     assert widgets.check_answer("2.1", 2 * sigma, hint="think") is False

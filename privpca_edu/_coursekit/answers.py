@@ -82,16 +82,29 @@ CELLS = (
                  'answer_1_4 = experiments.membership_attack(3.0, 20)["bound"]["gdp"]',
                  (Answer("1.4", "answer_1_4"),)),
     ExerciseCell("02_dp_in_one_sitting.ipynb",
-                 "answer_2_1 = 2 * 10 / 1.0 * math.sqrt(2 * math.log(2 * 10 / 1e-5))",
+                 "answer_2_1 = 2 * 10 / 1.0 * math.sqrt(2 * math.log(2 * 10 / 1e-6))",
                  (Answer("2.1", "answer_2_1", rtol=1e-3),)),
     ExerciseCell("02_dp_in_one_sitting.ipynb",
-                 'answer_2_2 = privacy.gaussian_sigma(2 * math.sqrt(10), 1.0, 1e-5, method="analytic")',
+                 'answer_2_2 = privacy.gaussian_sigma(2 * math.sqrt(10), 1.0, 1e-6, method="analytic")',
                  (Answer("2.2", "answer_2_2", rtol=2e-3),)),
     ExerciseCell("02_dp_in_one_sitting.ipynb",
                  'answer_2_3_add_remove = experiments.sensitivity_example(2.0)["add_remove"]\n'
                  'answer_2_3_replace_one = experiments.sensitivity_example(2.0)["replace_one"]',
                  (Answer("2.3-add_remove", "answer_2_3_add_remove"),
                   Answer("2.3-replace_one", "answer_2_3_replace_one"))),
+    ExerciseCell("02_dp_in_one_sitting.ipynb",
+                 'answer_2_7 = (privacy.gaussian_sigma(math.sqrt(2), 1.0, 1e-5, method="analytic")\n'
+                 "              / (math.sqrt(2) * 2 / 1.0))",
+                 (Answer("2.7", "answer_2_7"),)),
+    ExerciseCell("02_dp_in_one_sitting.ipynb",
+                 "answer_2_8_delta = 5 * math.exp((5 - 1) * 0.5) * 1e-6\n"
+                 'sigma = privacy.gaussian_sigma(1.0, 0.5, 1e-6, method="analytic")\n'
+                 "answer_2_8_epsilon = privacy.gdp_epsilon(5 / sigma, 1e-6)",
+                 (Answer("2.8-delta", "answer_2_8_delta"), Answer("2.8-epsilon", "answer_2_8_epsilon"))),
+    ExerciseCell("02_dp_in_one_sitting.ipynb",
+                 "answer_2_9_basic = privacy.compose_basic(privacy.gdp_epsilon(1 / 20, 1e-5 / 50), 1e-5 / 50, 50)[0]\n"
+                 "answer_2_9_exact = privacy.gdp_epsilon(math.sqrt(50) / 20, 1e-5)",
+                 (Answer("2.9-basic", "answer_2_9_basic"), Answer("2.9-exact", "answer_2_9_exact"))),
     ExerciseCell("03_subspaces.ipynb",
                  'answer_3_1 = {kind: pp.subspace_distance(np.eye(3)[:, :1], np.eye(3)[:, 1:2], kind=kind)\n'
                  '              for kind in ("sin_theta", "projection", "max_angle")}',
