@@ -31,6 +31,7 @@ from privpca_edu.datasets import ldp_spiked
 from privpca_edu.estimators.local import LocalGaussianPCA, LocalSparsePCA, local_noise_scale
 from privpca_edu.experiments import ldp
 from privpca_edu.privacy import analyze_gauss_noise_scale
+from privpca_edu.subspace import fantope_projection
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_local_privacy.ipynb"
 SEEDS = range(10)          # the chapter's "seeds 0–9"
@@ -320,3 +321,12 @@ def test_exercise_solutions(prose):
     check_value(prose, "13.703/1000 = 0.0137", sigma / 1000, "0.0137")
     check_value(prose, r"$\sigma_1/n = 1.4\cdot10^{-5}$", sigma / 1e6, quoted=1.4e-5, half=0.05e-5)
     check_value(prose, r"$n = 10^6/0.0625 = 1.6\cdot10^7$", 1e6 / 0.25**2, quoted=1.6e7, half=0.05e7)
+    P, (theta, clipped, _) = fantope_projection(np.diag([3.0, 1.0, 0.5]), 1, return_eigen=True)
+    _said(prose, "returns the right end of that interval, θ = 2")
+    _said(prose, "what is the *largest* such θ")
+    assert theta == 2.0
+    np.testing.assert_allclose(P, np.diag([1.0, 0.0, 0.0]), atol=1e-12)
+    for t in (1.0, 1.5, 2.0):   # every θ in [1, 2] gives clipped eigenvalues summing to 1
+        assert np.clip(np.array([3.0, 1.0, 0.5]) - t, 0, 1).sum() == pytest.approx(1.0)
+    for t in (0.99, 2.01):
+        assert np.clip(np.array([3.0, 1.0, 0.5]) - t, 0, 1).sum() != pytest.approx(1.0)
