@@ -288,6 +288,9 @@ def test_theorems_at_the_defaults(prose, dashboard, defaults_bounds):
     _said(prose, "Algorithm 2's 1.08 more than a hundred times Theorem 4's 0.0027")
     assert dashboard[4]["dense"].mean() > 100 * b["upper_dense"]["projection_distance"]
     assert dashboard[4]["sparse"].mean() > 100 * b["upper_sparse"]["projection_distance"]
+    # "still below the measurements": the λ₁² → 1 versions too
+    assert dashboard[4]["dense"].mean() > b["upper_dense"]["numerator_one_projection_distance"]
+    assert dashboard[4]["sparse"].mean() > b["upper_sparse"]["numerator_one_projection_distance"]
     # "the markers extrapolate": the lower bounds' assumptions fail at the defaults, as the prose lists
     _said(prose, "(ε = 4 > 1/2, $k = 2 < d/4 = 5$, $s^*-k = 2 < 2k$)")
     assert not b["lower_dense"]["conditions_hold"] and not b["lower_sparse"]["conditions_hold"]
