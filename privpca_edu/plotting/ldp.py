@@ -9,7 +9,9 @@ r"""Figures of the chapter *Local privacy: when nobody is trusted* (from :mod:`p
 * :func:`format_real_data_table` — Table 1's shape as text.
 
 Every figure states its units: errors are the projector distance
-:math:`\lVert\hat V\hat V^\top - VV^\top\rVert_F` (dimensionless, 0 = exact, √(2k) = orthogonal).
+:math:`\lVert\hat U\hat U^\top - UU^\top\rVert_F = \sqrt2\,\lVert\sin\Theta(\hat U, U)\rVert_F`, the distance
+Wang & Xu's experiments report (dimensionless, 0 = exact, √(2k) = orthogonal).  The model's gap parameter
+(``gap``) is the relative eigengap :math:`(\lambda_k-\lambda_{k+1})/\lambda_{k+1}`; the dimension is d (Wang & Xu's p).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ __all__ = [
 #: The chapter's methods (keys of :data:`._style.STYLES`): colour, marker, line style, label.
 LDP_STYLES = {m: S.style(m) for m in ("dense", "sparse", "central", "nonprivate")}
 
-_ERROR_LABEL = r"error $\|\hat V\hat V^\top - VV^\top\|_F$"
+_ERROR_LABEL = r"error $\|\hat U\hat U^\top - UU^\top\|_F$"
 
 
 def _sym_limit(A):
@@ -173,13 +175,15 @@ class LocalPrivacyFigure(LiveFigure):
         self.m_upper1.set_data([0, 1], [th["upper_dense"]["numerator_one_projection_distance"],
                                         th["upper_sparse"]["numerator_one_projection_distance"]])
         self.b_random.set_ydata([level, level])
-        self.t_b.set_text(f"(d) k = {r['n_components']}, s = {r['support_size']}: noise σ₁/√n\n"
+        self.t_b.set_text(f"(d) k = {r['n_components']}, s* = {r['support_size']}: noise σ₁/√n\n"
                           f"= {S.fmt(r['aggregate_noise_scale'])} per entry, eigengap {r['eigengap']:.2g};\n"
                           f"effective sample size nε² = {r['effective_sample_size']:.3g}")
-        self.t_x.set_text(f"(a) one user's x xᵀ (p = {r['n_features']}),\nentries within ±{lim_x:.3g}")
+        self.t_x.set_text(f"(a) one user's x xᵀ (d = {r['n_features']}),\nentries within ±{lim_x:.3g}")
 
 
-_NAMES = {"n_samples": "n", "n_features": "p", "n_components": "k", "epsilon": "ε", "support_size": "s"}
+_NAMES = {"n_samples": "n", "n_features": "d", "n_components": "k", "epsilon": "ε", "support_size": "s*"}
+#: The synthetic model's gap parameter ``gap`` is the relative eigengap.
+_GAP = r"$(\lambda_k-\lambda_{k+1})/\lambda_{k+1}$"
 
 
 @S.in_house
@@ -205,7 +209,7 @@ def plot_error_curves(result, ax=None):
     if result["x_name"] in ("n_samples", "epsilon"):
         ax.set_xscale("log")
     ax.plot([], [], ":", color="0.3", label="non-private PCA")
-    ax.plot([], [], "--", color="0.3", lw=1.0, label=r"random guess $\sqrt{2k(1-k/p)}$")
+    ax.plot([], [], "--", color="0.3", lw=1.0, label=r"random guess $\sqrt{2k(1-k/d)}$")
     xname = _NAMES.get(result["x_name"], result["x_name"])
     ax.set_xlabel(f"{xname} (number of users)" if xname == "n" else xname)
     ax.set_ylabel(_ERROR_LABEL)
@@ -216,7 +220,7 @@ def plot_error_curves(result, ax=None):
     fixed = ", ".join(f"{_NAMES.get(key, key)} = {st[key]:g}" for key in ("n_features", "n_components", "epsilon",
                                                                            "support_size")
                       if key not in (result["x_name"], result["curve_name"]) and st.get(key) is not None)
-    ax.set_title(f"{algo}:\n{fixed}, Δ = {st['gap']:g}\nmean of {result['n_repeats']} runs ± 2 s.e.", loc="left")
+    ax.set_title(f"{algo}:\n{fixed},\n{_GAP} = {st['gap']:g},\nmean of {result['n_repeats']} runs ± 2 s.e.", loc="left")
     return fig if fig is not None else ax.figure
 
 
@@ -296,15 +300,15 @@ def plot_effective_sample_size(result):
     axes[1].legend(loc="lower left")
     axes[2].legend(loc="lower left")
     st = result["settings"]
-    fig.suptitle(f"Effective sample size: p = {st['n_features']}, k = {st['n_components']}, Δ = {st['gap']:g}, "
+    fig.suptitle(f"Effective sample size: d = {st['n_features']}, k = {st['n_components']}, {_GAP} = {st['gap']:g}, "
                  f"δ = {st['delta']:g},\ncalibration '{result['calibration']}' (random guess dashed)")
     return fig
 
 
 def format_real_data_table(result):
-    """Table 1's shape as plain text: data set, (n, p), one column per s, and the dense columns."""
+    """Table 1's shape as plain text: data set, (n, d), one column per s, and the dense columns."""
     levels = result["sparsity_levels"]
-    head = f"{'data set':<15}{'(n, p)':>13}" + "".join(f"{'s = ' + str(s):>10}" for s in levels)
+    head = f"{'data set':<15}{'(n, d)':>13}" + "".join(f"{'s = ' + str(s):>10}" for s in levels)
     head += f"{'Alg.2 dense':>13}{'Alg.1 dense':>13}{'random':>9}"
     lines = [head, "-" * len(head)]
     for row in result["rows"]:
@@ -314,5 +318,5 @@ def format_real_data_table(result):
                      f"{row['dense']:>13.3f}{row['random_level']:>9.3f}")
     st = result["settings"]
     lines.append(f"k = {st['n_components']}, ε = {st['epsilon']:g}, δ = {st['delta']:g}, {st['n_repeats']} runs; "
-                 f"error ‖V̂V̂ᵀ − VVᵀ‖_F (max √(2k) = {math.sqrt(2 * st['n_components']):.3f})")
+                 f"error ‖ÛÛᵀ − UUᵀ‖_F (max √(2k) = {math.sqrt(2 * st['n_components']):.3f})")
     return "\n".join(lines)
