@@ -481,6 +481,22 @@ def test_dashboard_moves_and_stays_fast():
     assert dash.figure.error is None
 
 
+def test_dashboard_and_twin_default_to_delta_1e_5():
+    """Safe defaults: δ = 1e-5 in the dashboard, its twin, the table and the chapter's own call."""
+    import inspect
+
+    from privpca_edu.widgets.europe import europe_dashboard
+
+    for function in (europe_dashboard, europe_map, similarity_table):
+        assert inspect.signature(function).parameters["delta"].default == 1e-5, function.__name__
+    dash = europe_dashboard()
+    assert dash.controls["delta"].value == pytest.approx(1e-5, rel=1e-12)
+    assert dash.result["delta"] == pytest.approx(1e-5, rel=1e-12)
+    cells = json.loads(CHAPTER_10.read_text(encoding="utf-8"))["cells"]
+    calls = [src for src in ("".join(c["source"]) for c in cells) if "europe_dashboard(" in src and "import" not in src]
+    assert calls and all("delta=1e-5" in src for src in calls)
+
+
 def test_dashboard_shows_a_missing_method(monkeypatch):
     from privpca_edu.widgets.europe import europe_dashboard
 
