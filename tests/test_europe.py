@@ -618,7 +618,7 @@ CHAPTER_10_QUOTES = (
     ("largest 0.89 and", "synthetic", "distance_max"),
     ("and 0.75), so the cap", "novembre", "distance_max"),
     # solutions
-    ("=4\\cdot4.8448/693.5=0.02794$", "any", "exercise_10_1"),
+    ("&=\\frac{4\\cdot4.8448}{693.5}=0.02794,", "any", "exercise_10_1"),
     ("$\\sqrt{40}\\cdot0.02794 = 0.177$", "any", "exercise_10_3"),
     ("(0.052 on the simulation,", "synthetic", "kendall_gap2"),
     ("0.031 on the real data) and above", "novembre", "kendall_gap2"),
@@ -641,7 +641,7 @@ CHAPTER_10_QUOTES = (
 
 # Decimal numbers in the prose that are settings, not results (in formulas and code, a threshold);
 # "ε = 0.5" and the like are recognised by _SETTING.
-CHAPTER_10_INPUTS = ("1.25/\\delta", "1.25\\cdot10^5", "(1387\\cdot0.5)", "epsilon=1.0", "radius=0.05",
+CHAPTER_10_INPUTS = ("1.25/\\delta", "1.25\\cdot10^5", "{1387\\cdot0.5}", "epsilon=1.0", "radius=0.05",
                      "passes 0.9")
 # Section, figure and exercise numbers ("§4.3", "Figure 10.2", "Prop. 2.1") are not quantities.
 _CITATION = re.compile(r"(§|Prop\.|eq\.|Theorem|Figure|Exercise|Solution|chapter|Chapter)\s*\(?\d+(\.\d+)+")
