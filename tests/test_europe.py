@@ -568,7 +568,7 @@ CHAPTER_10_QUOTES = (
     ("with $t_0 = 0.737$", "novembre", "t0_geography_pca"),
     ("matches it better: $t_0 = 0.899$", "synthetic", "t0_geography_pca"),
     ("(0.891 ± 0.008, mean ± sd over the simulation seeds 2000–2009)", "synthetic", "t0_geography_simulation_seeds"),
-    ("100 points score 0.11 ± 0.04.", "any", "t0_unrelated_clouds"),
+    ("100 points score 0.11 ± 0.04 (1000 pairs).", "any", "t0_unrelated_clouds"),
     ("$t_0$ = 0.47 ± 0.15 against the non-private map on the simulation", "synthetic", "random_plane_t0"),
     ("0.51 ± 0.17 on the real data (mean ± sd over 200 random planes)", "novembre", "random_plane_t0"),
     ("random-plane level (about 0.5, no", "synthetic", "random_plane_t0_mean"),
