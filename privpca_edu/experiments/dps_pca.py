@@ -299,7 +299,8 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
     """Where Theorem 4.3's privacy term falls below its statistical term, over a grid of (ε, n).
 
     Returns ``epsilon`` (grid), ``n_samples`` (grid), ``ratio`` = ξ_priv/ξ_stat (NaN where the
-    theorem is vacuous, i.e. α ≥ 1 − γ) and ``valid``.  Vectorised over n: σ depends on ε only.
+    theorem says nothing) and ``valid`` (the conditions :func:`~privpca_edu.bounds.dps_pca` checks:
+    ŝ ≥ s*, α < 1 − γ and a positive success probability).  Vectorised over n: σ depends on ε only.
     """
     from ..bounds.distributed import dps_pca as thm43
 
@@ -319,7 +320,9 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
         warnings.simplefilter("ignore", PrivacyWarning)
         sigmas = np.array([dps_pca_sigma(e, delta, n_iter, method=calibration) for e in epsilons])
     alpha = 2 * k * n_providers * sigmas[:, None] * (math.sqrt(sparsity) + math.sqrt(k) + tau) / (ns[None, :] * lamk)
-    valid = alpha < 1 - gamma
+    success = (1 - 2 * n_iter * math.exp(-tau**2 / 2) - 4 / (ns - 1) - 1 / n_features - 6 * np.log(ns) / ns
+               - 1 / ns)
+    valid = (alpha < 1 - gamma) & (success[None, :] > 0) & (sparsity >= support_size)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = np.where(valid, gamma / (1 - alpha), np.nan)
         one_minus = 1 - rho**0.25

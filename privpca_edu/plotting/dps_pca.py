@@ -101,7 +101,8 @@ class DPSExplorerFigure(LiveFigure):
         level = r["random_guess"]
         self.l_random.set_data([0, t[-1]], [level, level])
         b = r["bound"]
-        tb = t[1:]
+        # the theorem bounds Q^(t) for t = 1..T, and Q^(1) is the start: iteration t − 1 here
+        tb = t[:-1]
         if b["valid"]:
             stat = np.full(len(tb), b["xi_stat"])
             self.l_terms["stat"].set_data(tb, stat)
