@@ -14,16 +14,17 @@ __all__ = ["dps_pca_dashboard", "DELTA_PRESETS"]
 
 #: The named δ settings of the dashboard's "setting" menu: label → δ (None: the slider's own value).
 DELTA_PRESETS = {
-    "safe default (δ = 10⁻⁵)": 1e-5,
-    f"paper's setting (δ = {PAPER_DELTA:g}, not a meaningful guarantee)": PAPER_DELTA,
-    "custom δ (slider)": None,
+    "safe default: δ = 10⁻⁵": 1e-5,
+    f"paper's setting: δ = {PAPER_DELTA:g}, not a meaningful guarantee": PAPER_DELTA,
+    "custom (the sliders)": None,
 }
 
 
 def _preset_of(delta):
-    """The menu entry that names ``delta`` (the custom entry when no preset does)."""
+    """The menu entry that names ``delta`` (the custom entry when no preset does).  A log slider
+    stores 0.3 as 10^-0.52 = 0.302 once touched: within 1.5 % counts as the preset's value."""
     return next((label for label, value in DELTA_PRESETS.items()
-                 if value is not None and math.isclose(value, delta, rel_tol=1e-9)), "custom δ (slider)")
+                 if value is not None and math.isclose(value, delta, rel_tol=0.015)), "custom (the sliders)")
 
 
 def _explorer(setting, **params):
@@ -39,7 +40,7 @@ def dps_pca_dashboard(epsilon=2.0, delta=1e-5, sparsity=20, n_iter=10, n_provide
     which the figure then marks as not a meaningful guarantee), ε, δ (log sliders), ŝ, T, number
     of providers N, the start (dense or the literal thresholded one: the initialisation pitfall)
     and the σ calibration.  Choosing a setting moves the δ slider; moving the slider elsewhere
-    selects "custom δ".
+    selects "custom".
     """
     setting = C.method_picker(list(DELTA_PRESETS), _preset_of(delta), description="setting", width="auto")
     delta_control = C.delta_slider(delta, min_exp=-6, max_exp=-0.1, step=0.05)
