@@ -8,6 +8,7 @@ A last test keeps the docstrings and labels free of words about how the formulas
 
 import inspect
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -120,6 +121,32 @@ def test_dps_pca_theorem_scaling():
     t20 = _bounds_dps.dps_pca(**{**noisy, "n_iter": 20})
     assert t20["sigma"] / a["sigma"] == pytest.approx(2 * math.sqrt(math.log(40 / 0.3) / math.log(20 / 0.3)))
     assert a["success_prob"] - t20["success_prob"] == pytest.approx(20 * math.exp(-2.0))
+
+
+def test_dps_pca_theorem_needs_s_hat_at_least_s_star():
+    # Algorithm 1 keeps ŝ rows; the theorem is stated for ŝ ≥ s* (it cannot keep a support it drops).
+    ok = _bounds_dps.dps_pca(1.0, 0.3, 10, 10**5, 1, 1000, 5, 10, 10, LAM)
+    low = _bounds_dps.dps_pca(1.0, 0.3, 10, 10**5, 1, 1000, 5, 10, 9, LAM)
+    assert ok["valid"] and not low["valid"] and "ŝ = 9 < s* = 10" in low["reason"]
+
+
+@pytest.mark.parametrize("sparsity", [5, 20])
+def test_privacy_for_free_map_agrees_with_the_theorem_point_by_point(sparsity):
+    from privpca_edu.experiments.dps_pca import privacy_for_free_map
+
+    lam = np.r_[[0.06] * 5, [0.007] * 195]
+    eps, ns = np.array([0.5, 5.0, 20.0, 80.0]), np.array([1000, 20_000, 10**6])
+    m = privacy_for_free_map(delta=1e-5, n_iter=10, n_providers=1, n_features=200, n_components=5,
+                             support_size=10, sparsity=sparsity, eigenvalues=lam, epsilons=eps, n_samples=ns)
+    assert m["valid"].any() == (sparsity >= 10)
+    for i, e in enumerate(eps):
+        for j, n in enumerate(ns):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # ε/T ≥ 1: the paper's σ outside its proof (theory only)
+                b = _bounds_dps.dps_pca(e, 1e-5, 10, int(n), 1, 200, 5, 10, sparsity, lam)
+            assert m["valid"][i, j] == b["valid"], (e, n)
+            if b["valid"]:
+                assert m["ratio"][i, j] == pytest.approx(b["xi_priv"] / b["xi_stat"], rel=1e-10)
 
 
 # ------------------------------------------------------------------ Wang & Xu, Theorems 1–4

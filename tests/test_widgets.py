@@ -415,6 +415,46 @@ def test_random_slider_walks_blit_what_a_full_render_draws(name):
         _assert_blit_equals_full(dash, (step, control, value))
 
 
+def test_dps_dashboard_defaults_to_a_safe_delta_and_names_the_papers_setting():
+    # Chapter 8: δ = 10⁻⁵ by default; the paper's δ = 0.3 is a named preset whose warning is
+    # drawn in plain view in the figure (not in the small note line), and only then.
+    from privpca_edu.experiments.dps_pca import PAPER_DELTA
+    from privpca_edu.widgets.dps_pca import DELTA_PRESETS, dps_pca_dashboard
+
+    dash = dps_pca_dashboard()
+    assert dash.controls["delta"].value == 1e-5 and dash.result["delta"] == 1e-5
+    setting = dash.controls["setting"]
+    assert DELTA_PRESETS[setting.value] == 1e-5
+    assert not dash.figure.t_weak.get_visible() and dash.result["delta_warning"] == ""
+    paper = next(label for label, value in DELTA_PRESETS.items() if value == PAPER_DELTA)
+    assert "paper" in paper and "not a meaningful guarantee" in paper
+    setting.value = paper
+    assert dash.controls["delta"].value == PAPER_DELTA and dash.result["delta"] == PAPER_DELTA
+    assert dash.last_error is None and dash.figure.t_weak.get_visible()
+    text = dash.figure.t_weak.get_text()
+    assert "paper's setting" in text and "not a meaningful" in text and "δ = 0.3 > 1/n" in text
+    assert "weak" not in dash.figure._note.get_text()  # said once, in the box
+    dash.controls["delta"].value = 0.01  # a δ no preset names
+    assert DELTA_PRESETS[setting.value] is None and dash.figure.t_weak.get_visible()
+    assert "paper" not in dash.figure.t_weak.get_text()
+    dash.controls["delta"].value = 1e-5
+    assert DELTA_PRESETS[setting.value] == 1e-5 and not dash.figure.t_weak.get_visible()
+
+
+def test_dps_dashboard_draws_theorem_43_at_the_iterates_it_bounds():
+    # The theorem bounds Q^(t), t = 1..T, and Q^(1) is the start (iteration 0 of the figure).
+    from privpca_edu.widgets.dps_pca import dps_pca_dashboard
+
+    dash = dps_pca_dashboard(epsilon=50.0, n_iter=6)
+    b = dash.result["bound"]
+    assert b["valid"]
+    x, y = dash.figure.l_terms["total"].get_data()
+    assert list(x) == list(range(6)) and np.allclose(y, b["total"])
+    dash.controls["sparsity"].value = 5  # ŝ < s* = 10: the theorem says nothing
+    assert not dash.result["bound"]["valid"] and "ŝ = 5 < s* = 10" in dash.result["bound"]["reason"]
+    assert len(dash.figure.l_terms["total"].get_data()[0]) == 0 and dash.figure.t_silent.get_visible()
+
+
 @pytest.mark.parametrize("name", sorted(BLIT_MOVES))
 def test_blitted_frames_equal_a_full_render(name):
     # After every control move the PNG the dashboard shows (cached background + animated artists,

@@ -15,7 +15,7 @@ trends (in n, d, s, k, ε, δ, T) do.
 placements are readings of the displayed formulas that are not confirmed against a verified copy of
 the published statement: the factor :math:`1/(1-\rho^{1/4})` in ξ_priv is taken *outside* the square
 root (alternative: :math:`1/\sqrt{3(1-\rho^{1/4})}`), and in ξ_opt the radical covers only
-:math:`1-\rho^{1/2}`.  ``valid`` checks only what can be checked without Assumption B.1 (α < 1 − γ,
+:math:`1-\rho^{1/2}`.  ``valid`` checks only what can be checked without Assumption B.1 (ŝ ≥ s*, α < 1 − γ,
 i.e. ρ < 1, and a positive success probability).
 """
 
@@ -46,8 +46,8 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
 
         \xi_{opt}(t) = \rho^{(t-1)/4}\min\Big\{\frac{\rho^{1/2}\sqrt{1 - \rho^{1/2}}}{2}, \frac14\Big\},
 
-    holding for all t = 1..T with probability at least
-    :math:`1 - 2Te^{-\tau^2/2} - 4/(n-1) - 1/d - 6\log n/n - 1/n`, where α and τ > 0 must satisfy
+    holding for all t = 1..T (Q^{(1)} is the start) with probability at least
+    :math:`1 - 2Te^{-\tau^2/2} - 4/(n-1) - 1/d - 6\log n/n - 1/n`, for ŝ ≥ s*, where α and τ > 0 must satisfy
     :math:`2k(\sqrt{\hat s}+\sqrt k+\tau)/\alpha \le n\lambda_k/(N\sigma)` (this function takes
     the smallest such α).  The minimax lower bound quoted after the theorem (Vu & Lei 2013, over
     row-s*-sparse k-subspaces, under :math:`\lambda_k-\lambda_{k+1}>\kappa\lambda_{k+1}`) is
@@ -113,6 +113,8 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     t = np.arange(1, T + 1)
 
     reasons = []
+    if s_hat < s_star:
+        reasons.append(f"ŝ = {s_hat} < s* = {s_star} (the theorem needs ŝ >= s*)")
     if alpha >= 1 - gamma:
         reasons.append(f"alpha = {alpha:.3g} >= 1 - gamma = {1 - gamma:.3g} (noise too large: rho >= 1)")
     if success <= 0:

@@ -41,6 +41,8 @@ __all__ = [
     "final_error",
     "table1",
     "PAPER_TABLE1",
+    "PAPER_DELTA",
+    "weak_delta_warning",
 ]
 
 #: Sizes of the paper and of the book's live version.
@@ -48,6 +50,10 @@ SCALES = {
     "paper": dict(n_samples=100_000, n_features=1000, n_components=5, support_size=10, sparsity=50, n_iter=10),
     "book": dict(n_samples=20_000, n_features=200, n_components=5, support_size=10, sparsity=20, n_iter=10),
 }
+
+#: The δ of the paper's Fig. 3(a) and Fig. 4(a) (Section 5): far above 1/n, so not a meaningful
+#: guarantee; the chapter's dashboard offers it as a named preset, never as its default.
+PAPER_DELTA = 0.3
 
 #: The paper's Table 1 (CPU seconds, Intel Xeon 3.4 GHz; DPS-PCA "< 1 ms").
 PAPER_TABLE1 = {"d": (200, 400, 800), "DPS-PCA": (1e-3, 1e-3, 1e-3), "MOD-SuLQ": (0.008, 0.021, 0.097),
@@ -299,7 +305,8 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
     """Where Theorem 4.3's privacy term falls below its statistical term, over a grid of (ε, n).
 
     Returns ``epsilon`` (grid), ``n_samples`` (grid), ``ratio`` = ξ_priv/ξ_stat (NaN where the
-    theorem is vacuous, i.e. α ≥ 1 − γ) and ``valid``.  Vectorised over n: σ depends on ε only.
+    theorem says nothing) and ``valid`` (the conditions :func:`~privpca_edu.bounds.dps_pca` checks:
+    ŝ ≥ s*, α < 1 − γ and a positive success probability).  Vectorised over n: σ depends on ε only.
     """
     from ..bounds.distributed import dps_pca as thm43
 
@@ -319,7 +326,9 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
         warnings.simplefilter("ignore", PrivacyWarning)
         sigmas = np.array([dps_pca_sigma(e, delta, n_iter, method=calibration) for e in epsilons])
     alpha = 2 * k * n_providers * sigmas[:, None] * (math.sqrt(sparsity) + math.sqrt(k) + tau) / (ns[None, :] * lamk)
-    valid = alpha < 1 - gamma
+    success = (1 - 2 * n_iter * math.exp(-tau**2 / 2) - 4 / (ns - 1) - 1 / n_features - 6 * np.log(ns) / ns
+               - 1 / ns)
+    valid = (alpha < 1 - gamma) & (success[None, :] > 0) & (sparsity >= support_size)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = np.where(valid, gamma / (1 - alpha), np.nan)
         one_minus = 1 - rho**0.25
@@ -454,7 +463,16 @@ def _cached_map(delta, T, N, d, k, support_size, s_hat, calibration, n_samples, 
                                 epsilons=np.logspace(-1, 2, 41), n_samples=np.logspace(3, 7, 41))
 
 
-def dps_pca_explorer(epsilon=1.0, delta=0.3, sparsity=20, n_iter=10, n_providers=1, threshold_init=False,
+def weak_delta_warning(delta, n_samples):
+    """The warning the chapter's figure shows in plain view when δ > 1/n ("" otherwise)."""
+    if delta <= 1 / n_samples:
+        return ""
+    paper = math.isclose(delta, PAPER_DELTA, rel_tol=0.015)  # a touched log slider holds 0.302
+    head = ["⚠ the paper's setting:"] if paper else ["⚠ weak δ:"]
+    return "\n".join(head + [f"δ = {delta:g} > 1/n = {1 / n_samples:.0e},", "not a meaningful", "privacy guarantee"])
+
+
+def dps_pca_explorer(epsilon=2.0, delta=1e-5, sparsity=20, n_iter=10, n_providers=1, threshold_init=False,
                      calibration="paper", *, n_seeds=8, n_samples=20_000, n_features=200, n_components=5,
                      support_size=10, data_seed=0):
     """Twin of the chapter's dashboard: DPS-PCA error trajectories with Theorem 4.3's terms.
@@ -467,7 +485,8 @@ def dps_pca_explorer(epsilon=1.0, delta=0.3, sparsity=20, n_iter=10, n_providers
     Returns a dict: ``iteration`` (0..T), ``runs`` (n_seeds × T+1), ``mean``, ``nonprivate``
     (mean trajectory with σ = 0), ``random_guess``, ``sigma``, ``bound`` (Theorem 4.3 terms:
     ``xi_stat``, ``xi_priv``, ``xi_opt`` over t = 1..T, ``valid``, ``reason``), ``map``
-    (:func:`privacy_for_free_map`) and the settings; ``notes`` lists caveats (weak δ …).
+    (:func:`privacy_for_free_map`) and the settings; ``delta_warning`` is
+    :func:`weak_delta_warning` (non-empty when δ > 1/n), which the figure shows in plain view.
     """
     from ..bounds.distributed import dps_pca as thm43
     from .._validation import check_int
@@ -487,11 +506,8 @@ def dps_pca_explorer(epsilon=1.0, delta=0.3, sparsity=20, n_iter=10, n_providers
     lam = _book_spectrum(n_samples, d, k, support_size, data_seed)
     bound = thm43(epsilon, delta, T, n, N, d, k, support_size, s_hat, lam, calibration=calibration)
     fmap = _cached_map(delta, T, N, d, k, support_size, s_hat, calibration, n_samples, data_seed)
-    notes = []
-    if delta > 1 / n:
-        notes.append(f"δ = {delta:g} > 1/n = {1 / n:.0e}: a weak guarantee")
     return dict(iteration=np.arange(T + 1), runs=runs, mean=runs.mean(axis=0), nonprivate=free,
                 random_guess=random_subspace_distance(d, k), sigma=sigma, bound=bound, map=fmap, epsilon=epsilon,
                 delta=delta, sparsity=s_hat, n_iter=T, n_providers=N, n_samples=n, n_features=d, n_components=k,
                 support_size=support_size, threshold_init=threshold_init, calibration=calibration,
-                stuck=int(np.sum(runs[:, -1] > 0.97 * math.sqrt(k))), notes=notes)
+                stuck=int(np.sum(runs[:, -1] > 0.97 * math.sqrt(k))), delta_warning=weak_delta_warning(delta, n))

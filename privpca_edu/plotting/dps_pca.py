@@ -46,7 +46,7 @@ class DPSExplorerFigure(LiveFigure):
            "mean, the noise-free run, the random-subspace level and Theorem 4.3's bound terms. (b) A map over "
            "the privacy budget ε and the number of records n (log axes) of where Theorem 4.3's privacy term is "
            "below its statistical term (privacy for free), where it dominates, and where the theorem says "
-           "nothing; a star marks the chosen setting.")
+           "nothing; a star marks the chosen setting. A boxed warning appears when δ exceeds 1/n.")
 
     def __init__(self, n_seeds=8, data=None):
         self.n_seeds = n_seeds
@@ -82,12 +82,17 @@ class DPSExplorerFigure(LiveFigure):
         # the key sits outside the map (the map is redrawn in every frame and would cover it)
         handles = [Patch(facecolor=_MAP_COLORS(2), edgecolor="0.5", label=f"privacy for free:\n${_XI['priv']} \\leq {_XI['stat']}$"),
                    Patch(facecolor=_MAP_COLORS(1), edgecolor="0.5", label="privacy term\ndominates"),
-                   Patch(facecolor=_MAP_COLORS(0), edgecolor="0.5", label="theorem silent\n" + r"($\alpha \geq 1 - \gamma$)"),
+                   Patch(facecolor=_MAP_COLORS(0), edgecolor="0.5",
+                         label="theorem silent\n" + r"($\alpha \geq 1 - \gamma$" + "\n" + r"or $\hat s < s^*$)"),
                    self.p_here]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
         self.t_b = ax.set_title("", loc="left")
+        # a weak δ is said in plain view, under the map's key (not in the small note line)
+        self.t_weak = ax.text(1.02, 0.0, "", transform=ax.transAxes, ha="left", va="bottom", fontsize=S.SMALL,
+                              color=S.ERROR, clip_on=False, in_layout=False, visible=False,
+                              bbox=dict(boxstyle="round,pad=0.4", fc="white", ec=S.ERROR, lw=1.5))
         self._animate(self.seed_lines, self.l_mean, self.l_free, self.l_random, list(self.l_terms.values()),
-                      self.t_silent, self.im, self.p_here, self.t_a, self.t_b)
+                      self.t_silent, self.im, self.p_here, self.t_a, self.t_b, self.t_weak)
         self._spines_below()
 
     def _draw(self, r):
@@ -101,7 +106,8 @@ class DPSExplorerFigure(LiveFigure):
         level = r["random_guess"]
         self.l_random.set_data([0, t[-1]], [level, level])
         b = r["bound"]
-        tb = t[1:]
+        # the theorem bounds Q^(t) for t = 1..T, and Q^(1) is the start: iteration t − 1 here
+        tb = t[:-1]
         if b["valid"]:
             stat = np.full(len(tb), b["xi_stat"])
             self.l_terms["stat"].set_data(tb, stat)
@@ -147,6 +153,9 @@ class DPSExplorerFigure(LiveFigure):
         self.p_here.set_data([ex], [math.log10(r["n_samples"])])
         self.t_b.set_text(f"(b) Theorem 4.3 over (ε, n): δ = {r['delta']:g}, T = {r['n_iter']}, "
                           f"ŝ = {r['sparsity']}, N = {r['n_providers']}")
+        warning = r.get("delta_warning", "")
+        self.t_weak.set_text(warning)
+        self.t_weak.set_visible(bool(warning))
 
 
 @S.in_house

@@ -1,0 +1,205 @@
+"""Chapter 8's prose: every number it quotes, recomputed, and found verbatim in the notebook.
+
+Each check formats the recomputed value the way the prose writes it (statistical numbers as
+"mean ± sd" over the seeds the chapter names, sd with ddof = 1) and requires that exact string in
+the chapter's markdown, so the prose and the computation cannot drift apart: a changed algorithm,
+default or seed set that moves a quoted number by more than its last digit fails here.  The seeds
+are fixed, so the recomputation is exact (no tolerance to tune); the spread the prose quotes is the
+one these seeds give.  The last test lists every decimal number in the prose and requires each to
+be one of the recomputed strings or a value cited from the paper (its settings and figures).
+
+Cost: one paper-scale data draw (n = 10⁵, d = 1000; about 8 s of one core), the rest at book scale.
+"""
+
+import inspect
+import json
+import math
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from privpca_edu import bounds
+from privpca_edu.experiments import dps_pca as ex
+from privpca_edu.privacy import dps_pca_sigma
+from privpca_edu.widgets.dps_pca import dps_pca_dashboard
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "08_dps_pca.ipynb"
+PROSE = "\n".join("".join(c["source"]) for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+                  if c["cell_type"] == "markdown")
+FLAT = " ".join(PROSE.split())  # line breaks of the markdown source are not part of a quote
+
+pytestmark = pytest.mark.filterwarnings("ignore:per-step epsilon/T")
+
+
+def ms(values, digits):
+    """'mean ± sd' of ``values`` (sd with ddof = 1), as the chapter writes it."""
+    values = np.asarray(values, dtype=float)
+    return f"{values.mean():.{digits}f} ± {values.std(ddof=1):.{digits}f}"
+
+
+class Quotes:
+    """Collects the strings the checks found in the prose."""
+
+    def __init__(self):
+        self.found = []
+
+    def __call__(self, text):
+        text = " ".join(text.split())
+        assert text in FLAT, f"chapter 8 should quote {text!r} (recomputed), but its prose does not"
+        self.found.append(text)
+        return text
+
+
+@pytest.fixture(scope="module")
+def quoted():
+    return Quotes()
+
+
+# ---------------------------------------------------------------------------------------------
+# Deterministic values: σ, ratios, probabilities, the theorem's constants
+# ---------------------------------------------------------------------------------------------
+def test_sigma_and_accounting_ratios(quoted):
+    sigma_safe, sigma_paper = dps_pca_sigma(1.0, 1e-5, 10), dps_pca_sigma(1.0, ex.PAPER_DELTA, 10)
+    quoted(f"σ = {sigma_safe:.1f} for the book's δ = 10⁻⁵")
+    quoted(f"σ = {sigma_paper:.2f} for the paper's δ = 0.3")
+    safe = sigma_safe / dps_pca_sigma(1.0, 1e-5, 10, method="analytic_exact")
+    paper = sigma_paper / dps_pca_sigma(1.0, ex.PAPER_DELTA, 10, method="analytic_exact")
+    quoted(f"{safe:.1f} times larger than the exact accounting at δ = 10⁻⁵")
+    quoted(f"{paper:.0f} times larger at the paper's δ = 0.3")
+    quoted(f"{safe:.1f} times the exact accounting's σ")  # the summary
+    quoted(f"at ε = 1 ({safe:.1f})")  # Solution 8.5
+
+
+def test_theorem_constants_and_the_raw_spectrum(quoted):
+    T = 10
+    tau = bounds.dps_pca(1.0, 0.3, T, 10**5, 1, 1000, 5, 10, 50, [100.0] * 5 + [10.0] * 995)["tau"]
+    assert tau == pytest.approx(math.sqrt(2 * math.log(40 * T)))
+    quoted(f"2Te^{{-\\tau^2/2}} = {2 * T * math.exp(-tau**2 / 2):.2f}")
+    b = bounds.dps_pca(1.0, ex.PAPER_DELTA, 10, 100_000, 1, 1000, 5, 10, 50, np.r_[[100.0] * 5, [10.0] * 995])
+    mantissa, exponent = f"{b['alpha']:.0e}".split("e")
+    quoted(f"\\alpha\\approx {mantissa}\\times10^{{{int(exponent)}}}")
+    quoted(f"norm about {math.sqrt(5 * 100 + 995 * 10 / 2):.0f}")  # E‖x‖² = Σλ, tail uniform on [0, 10]
+    quoted(f"\\sqrt5\\approx{math.sqrt(5):.2f}")
+    quoted(f"\\sqrt{{10}}\\approx{math.sqrt(10):.2f}")
+    quoted(f"{(1 - 50 / 1000) ** 10:.0%} for $d = 1000$, $\\hat s = 50$, $s^* = 10$")
+
+
+def test_exercise_solutions(quoted):
+    quoted(f"\\sqrt{{{2 * math.log(2000):.2f}}} = {dps_pca_sigma(2.0, 0.01, 10):.2f}")  # 8.1
+    quoted(f"ε/T = {2.0 / 10:g} is below 1")
+    quoted(f"$\\sqrt{{100}}\\,\\sigma/n = {math.isqrt(100)}\\,\\sigma/n$")  # 8.2
+    quoted(f"0.8^{{10}} = {0.8**10:.3f}$, against $0.9^{{10}} = {0.9**10:.3f}$")  # 8.4
+
+
+def _threshold(calibration, n_samples=20_000):
+    """Smallest ε at which Theorem 4.3 applies at the dashboard's defaults (α = 1 − γ)."""
+    lam = ex._book_spectrum(20_000, 200, 5, 10, 0)
+
+    def excess(eps):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            b = bounds.dps_pca(eps, 1e-5, 10, n_samples, 1, 200, 5, 10, 20, lam, calibration=calibration)
+        return b["alpha"] - (1 - b["gamma"])
+
+    return brentq(excess, 0.05, 1000, xtol=1e-10)
+
+
+def test_exercise_8_5_thresholds_and_the_map(quoted):
+    paper, exact = _threshold("paper"), _threshold("analytic_exact")
+    quoted(f"gives {paper:.1f} and {exact:.2f}")
+    quoted(f"near ε ≈ {paper:.0f} with the paper's σ and near ε ≈ {exact:.1f}")
+    quoted(f"by a factor {paper / exact:.1f}")
+    # what a student reads off panel (b): the grey region ends between the grid points around it
+    fmap = ex._cached_map(1e-5, 10, 1, 200, 5, 10, 20, "paper", 20_000, 0)
+    j = int(np.argmin(np.abs(fmap["n_samples"] - 20_000)))
+    assert abs(fmap["n_samples"][j] - 20_000) / 20_000 < 0.15
+    first = fmap["epsilon"][np.argmax(fmap["valid"][:, j])]
+    assert fmap["valid"][:, j].any() and paper / 1.3 < first < paper * 1.3
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistical values at book scale: the dashboard's twin, its 8 seeds
+# ---------------------------------------------------------------------------------------------
+def test_the_live_figure_defaults_and_its_caption(quoted):
+    params = inspect.signature(dps_pca_dashboard).parameters
+    assert params["epsilon"].default == 2.0 and params["delta"].default == 1e-5
+    assert inspect.signature(ex.dps_pca_explorer).parameters["delta"].default == 1e-5
+    r = ex.dps_pca_explorer()
+    quoted(f"levels off at {ms(r['runs'][:, -1], 3)} (mean ± sd over the 8 seeds)")
+    scatter, n, truth, _ = ex.model_scatter(20_000, 200, 5, 10, 0)
+    free = ex.trajectories(scatter, n, truth, epsilon=math.inf, delta=1e-5, sparsity=20, n_iter=10,
+                           seeds=range(8))
+    np.testing.assert_allclose(free.mean(axis=0), r["nonprivate"], rtol=0, atol=1e-12)
+    assert free[:, -1].std(ddof=1) < 5e-5  # every seed's noise-free run ends at the same place
+    quoted(f"noise-free run's {free[:, -1].mean():.4f} (the same for every seed to four decimals)")
+    paper = ex.dps_pca_explorer(delta=ex.PAPER_DELTA)
+    quoted(f"lowers the floor to {ms(paper['runs'][:, -1], 3)}")
+
+
+def test_theorem_against_measurement(quoted):
+    r = ex.dps_pca_explorer(epsilon=10.0, calibration="analytic_exact")
+    assert r["bound"]["valid"]
+    quoted(f"at ε = 10 the error of $Q^{{(T)}}$ is {ms(r['runs'][:, -2], 3)} (mean ± sd over 8")
+    quoted(f"the bound is {r['bound']['total'][-1]:.2f}")
+
+
+def test_exercise_8_3_more_iterations(quoted):
+    finals = {T: ex.dps_pca_explorer(epsilon=3.0, n_iter=T)["runs"][:, -1] for T in (2, 4, 30)}
+    quoted(f"$T = 2$ gives {ms(finals[2], 3)}")
+    quoted(f"$T = 4$ gives {ms(finals[4], 3)}")
+    quoted(f"$T = 30$ gives {ms(finals[30], 3)}")
+    assert finals[4].mean() < finals[2].mean() < finals[30].mean()
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistical values at the paper's scale (n = 10⁵, d = 1000): 20 seeds, as the prose says
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def paper_figure3():
+    return (ex.figure3a("paper", n_seeds=20),
+            {eps: ex.figure3b("paper", epsilon=eps, n_seeds=20) for eps in (1.0, 2.0)})
+
+
+def test_paper_scale_figure_3a_table(paper_figure3, quoted):
+    fig3a, _ = paper_figure3
+    runs = fig3a["runs"]  # (ε, seed, t)
+    quoted(f"all runs starting at {ms(runs[0, :, 0], 2)}")
+    assert np.ptp(runs[:, :, 0], axis=0).max() == 0  # every ε starts from the same seeds' starts
+    for i, eps in enumerate(fig3a["values"]):
+        quoted(f"| {eps:.1f} | {ms(runs[i, :, 4], 2)} | {ms(runs[i, :, 10], 2)} |")
+    i = list(fig3a["values"]).index(1.0)
+    quoted(f"error of {ms(runs[i, :, 10], 2)} there (mean ± sd over 20 seeds")
+
+
+def test_paper_scale_figure_3b_table(paper_figure3, quoted):
+    _, fig3b = paper_figure3
+    for j, delta in enumerate(fig3b[1.0]["values"]):
+        quoted(f"| {delta:g} | {ms(fig3b[1.0]['runs'][j, :, -1], 2)} | {ms(fig3b[2.0]['runs'][j, :, -1], 2)} |")
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing else: every decimal number of the prose is recomputed above or cited from the paper
+# ---------------------------------------------------------------------------------------------
+#: Decimals the prose cites rather than computes: the paper's settings (ε, δ and the axis range
+#: 0.8–2.0 of its Fig. 4(a)), the 3.0 top of that axis, the 0.6 its Fig. 3(a)'s lowest curve ends
+#: above, and its Table 1 timings (seconds).
+CITED = {"0.3", "0.01", "0.05", "0.1", "0.5", "1.0", "1.5", "2.0", "0.8", "3.0", "0.6", "9.82", "37.46",
+         "173.78"}
+
+
+def test_every_decimal_in_the_prose_is_recomputed_or_cited(quoted):
+    # run last in this module (pytest keeps file order): the checks above filled `quoted`
+    if len(quoted.found) < 30:
+        pytest.skip("run the whole module: the other tests collect the recomputed quotes")
+    recomputed = set()
+    for text in quoted.found:
+        recomputed |= set(re.findall(r"\d+\.\d+", text))
+    numbered = re.sub(r"(§|Exercise |Solution |Figure |Fig\. |Theorems? |Assumption )\d+(\.\d+)*", "", PROSE)
+    decimals = set(re.findall(r"(?<![\w.])\d+\.\d+(?![\w.])", numbered))
+    unexplained = sorted(decimals - recomputed - CITED)
+    assert not unexplained, f"numbers in chapter 8's prose that no test recomputes: {unexplained}"
