@@ -135,7 +135,7 @@ class PlanesFigure(LiveFigure):
                          f"\nprincipal angles {angles}")
         _update_distance_bars(self.ax_bar, self.bar_parts, r)
         D = r["distances"]["sin_theta"]
-        self.t_bar.set_text(r"$\|P-Q\|_F/\sqrt{2} = \|\sin\Theta\|_F$" + f" = {D:.3f}\n"
+        self.t_bar.set_text(r"$\|UU^\top - VV^\top\|_F/\sqrt{2} = \|\sin\Theta\|_F$" + f" = {D:.3f}\n"
                             f"largest possible: √min(k, 3−k) = {r['max_possible']:.3f}")
 
 

@@ -238,3 +238,82 @@ def test_chapter_figures_are_there_without_javascript(built_book, book_url, chro
             assert shown >= n_views, f"{path}: {n_views} dashboards, {shown} figures visible without JavaScript"
     finally:
         context.close()
+
+
+# --- a phone -------------------------------------------------------------------------------
+
+PHONE = {"width": 390, "height": 844}     # a common phone's CSS viewport
+
+# What may be wider than the text column: only code (it scrolls inside its own box, and breaking
+# a line of code would change its meaning).  Everything else must fit: a display equation or a
+# table that needs a scroll bar hides some of its terms or columns.
+_OVERFLOW_JS = """() => {
+  const inCode = el => el.closest('pre, div.highlight');
+  const label = el => {
+    const section = el.closest('section[id]');
+    return (section ? '#' + section.id + ': ' : '') + (el.innerText || el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 60);
+  };
+  const root = document.documentElement;
+  const out = {page: root.scrollWidth > root.clientWidth + 1 ? [root.scrollWidth, root.clientWidth] : null,
+               wide: [], math: [], tables: []};
+  if (out.page) {
+    // the outermost elements that stick out of the window, to say what made the page scroll
+    const clipped = el => {
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        if (['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(a).overflowX)) return true;
+      }
+      return false;
+    };
+    for (const el of document.querySelectorAll('body *')) {
+      const r = el.getBoundingClientRect();
+      if (r.width > 0 && r.right > root.clientWidth + 1 && !clipped(el)
+          && !(el.parentElement && el.parentElement.getBoundingClientRect().right > root.clientWidth + 1)) {
+        out.wide.push([el.tagName.toLowerCase() + '.' + String(el.className).split(' ')[0], Math.round(r.right), label(el)]);
+      }
+    }
+  }
+  for (const el of document.querySelectorAll('mjx-container[display]')) {
+    if (inCode(el)) continue;
+    const inner = el.querySelector('mjx-math');
+    const width = Math.max(el.scrollWidth, inner ? inner.getBoundingClientRect().width : 0);
+    if (width > el.clientWidth + 1) out.math.push([Math.round(width), el.clientWidth, label(el.closest('div.math, p, dd, li') || el)]);
+  }
+  for (const table of document.querySelectorAll('table')) {
+    if (inCode(table) || table.getClientRects().length === 0) continue;
+    const width = table.getBoundingClientRect().width, room = table.parentElement.clientWidth;
+    if (width > room + 1) out.tables.push([Math.round(width), room, label(table)]);
+  }
+  return out;
+}"""
+
+
+def test_every_page_fits_a_phone(built_book, book_url, chromium):
+    """At a 390 px wide window no page scrolls sideways, and no display equation or table is
+    wider than the column it sits in (code blocks may scroll inside their own box)."""
+    context = chromium.new_context(viewport=PHONE, device_scale_factor=1)
+    page = context.new_page()
+    page.route("**/*", lambda route: route.continue_()
+               if urlparse(route.request.url).hostname in LOCAL_HOSTS else route.abort())
+    problems = {}
+    try:
+        for path in PAGES:
+            page.goto(f"{book_url}/{path}", wait_until="load")
+            page.wait_for_load_state("networkidle")
+            if 'class="math notranslate nohighlight"' in (built_book / path).read_text():
+                page.wait_for_function(
+                    "() => [...document.querySelectorAll('span.math, div.math')].every(el => el.querySelector('mjx-container'))",
+                    timeout=30_000,
+                )
+            found = page.evaluate(_OVERFLOW_JS)
+            messages = []
+            if found["page"]:
+                messages.append(f"the page scrolls sideways ({found['page'][0]} px in a {found['page'][1]} px window),"
+                                f" because of: {found['wide'][:5]}")
+            messages += [f"display equation {w} px in a {room} px column: {text}" for w, room, text in found["math"]]
+            messages += [f"table {w} px in a {room} px column: {text}" for w, room, text in found["tables"]]
+            if messages:
+                problems[path] = messages
+    finally:
+        context.close()
+    assert not problems, "too wide for a 390 px phone:\n" + "\n".join(
+        f"{path}:\n    " + "\n    ".join(messages) for path, messages in problems.items())
