@@ -268,6 +268,19 @@ def test_kendall_thm34_hand_value_and_scaling():
     assert r2["contamination_bias"] == pytest.approx(2 * bias, rel=REL)
 
 
+def test_kendall_thm34_statistical_term_uses_the_stated_clean_size():
+    # Δ₂ = √(‖g‖² log(d/α) / ((1 − η) n λ₁)): the stated (1 − η)n, not the integer n − ⌊ηn⌋ (951 here)
+    n, d, eta, alpha = 1001, 5, 0.05, 0.05
+    r = _bounds_robust.kendall_dppca_thm34(LAM_K, 2, n, d, 1.0, 1e-5, eta, alpha=alpha)
+    assert r["n_replaced"] == 50
+    assert r["statistical"] == pytest.approx(math.sqrt(math.log(d / alpha) / ((1 - eta) * n * 0.4)), rel=REL)
+    assert r["condition"] == ((1 - eta) * n >= math.log(d / alpha) / 0.4)
+    # the explicit variant keeps the exact clean count n − m
+    e = _bounds_robust.kendall_dppca_thm34(LAM_K, 2, n, d, 1.0, 1e-5, eta, alpha=alpha, explicit=True)
+    clean = _bounds_robust.kendall_dppca_thm32(LAM_K, 2, n - 50, d, 1.0, 1e-5, alpha=alpha, explicit=True)
+    assert e["statistical"] == pytest.approx(clean["statistical"], rel=REL)
+
+
 def test_kendall_breakdown_hand_value_and_scaling():
     lam_hat, n = [0.6, 0.25, 0.15], 101
     r = _bounds_robust.kendall_breakdown(lam_hat, 1, n, n_replaced=10, g_sup2=1.0)

@@ -11,20 +11,21 @@ analysis", Statistical Analysis and Data Mining 18(6), 2025, doi:10.1002/sam.700
 Proposition 3.1 (K_g has Σ's eigenvectors, in the same order, under ellipticity) is what lets the
 bounds speak of Σ's subspace.
 
-**Rate forms.**  For Theorems 3.2–3.4, Proposition 3.5 and Remark 3.1 the functions implement the
-quantities the paper's statements are built from — the eigen-gap ratio
-:math:`\lambda_1(K_g)/(\lambda_k(K_g)-\lambda_{k+1}(K_g))`, :math:`\lVert g\rVert_\infty^2/\lambda_1(K_g)`,
-:math:`\sqrt d/(n\varepsilon)`, the effective rank — with one unnamed constant ``C`` (default 1).
-The exact logarithmic factors and the probability level α of those displays are unconfirmed
-readings, so plot them as rates.  The ``explicit=True`` variants are not the paper's statements:
-they evaluate a complete proof along the paper's route with every constant written out (Davis–Kahan
-factor 2 [YWS15], matrix Bernstein for U-statistics [HL18], the √(2d)σ edge of the vecd noise),
-which gives a number that can actually be computed.
+**Theorems 3.2–3.4, Proposition 3.5 and Remark 3.1.**  The paper states Theorems 3.2 and 3.4 with a
+constant C that it does not give (and a sample-size condition with another unnamed constant); the
+functions evaluate them with ``C`` (default 1) as an argument, so their numbers are rates: how the
+error moves with n, d, ε, δ, η and the eigenvalues, not certified values.  The bias term of
+Theorem 3.4 and the constant of Theorem 3.3 are the ones the replacement argument in each
+docstring gives.  The ``explicit=True`` variants evaluate a complete proof along the same route
+with every constant written out (Davis–Kahan factor 2 [YWS15], matrix Bernstein for U-statistics
+[HL18], the √(2d)σ edge of the vecd noise), which gives a number that can actually be computed.
 
 Notation: ``lam_K`` are the eigenvalues :math:`\lambda_1(K_g) \ge \dots` of the **population**
 Kendall matrix (:func:`kendall_population_eigenvalues` computes them by Monte Carlo), ``g_sup2`` is
-:math:`\lVert g\rVert_\infty^2` (1 spherical, r² winsorized).  The distance is the largest-angle
-:math:`\lVert\sin\Theta\rVert = \lVert\hat V\hat V^\top - VV^\top\rVert_2 \in [0, 1]`.
+:math:`\lVert g\rVert_\infty^2` (1 spherical, r² winsorized).  The distance is the paper's, the spectral norm
+:math:`\lVert\sin\Theta\rVert_2 = \sin\theta_{\max} = \lVert\hat V\hat V^\top - VV^\top\rVert_2 \in [0, 1]`
+(``subspace_distance(kind="max_angle")``): the norm in which Davis–Kahan bounds the error by
+:math:`2\lVert E\rVert_2/(\lambda_k-\lambda_{k+1})` with no factor :math:`\sqrt k`.
 
 References
 ----------
@@ -56,10 +57,10 @@ __all__ = [
 
 #: Label carried by every number of this module.
 ROBUST_LABELS = {
-    "thm32": "Kim & Jung 2025, Thm 3.2 (rate form; constant C unspecified)",
-    "thm34": "Kim & Jung 2025, Thm 3.4 (rate form; constant C unspecified)",
+    "thm32": "Kim & Jung 2025, Thm 3.2 (the paper leaves the constant C unspecified; evaluated at C = 1)",
+    "thm34": "Kim & Jung 2025, Thm 3.4 (the paper leaves the constant C unspecified; evaluated at C = 1)",
     "thm33": "Kim & Jung 2025, Thm 3.3 (breakdown; explicit constants of the replacement argument)",
-    "prop35": "Kim & Jung 2025, Prop. 3.5 / eq. (3.1) (rate; log factors dropped, constant C unspecified)",
+    "prop35": "Kim & Jung 2025, Prop. 3.5 / eq. (3.1) (rate up to log factors; constant C unspecified)",
     "remark31": "Analyze Gauss rate (Liu et al. 2022, eq. 3) as compared in Kim & Jung 2025, Remark 3.1",
     "explicit": "Kim & Jung 2025, Thm 3.2 route with explicit constants (Davis–Kahan + matrix Bernstein)",
 }
@@ -126,18 +127,23 @@ def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radi
 
 def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, delta, *, g_sup2=1.0, alpha=0.05,
                         C=1.0, explicit=False):
-    r"""Kim & Jung (2025), §3, Theorem 3.2 (rate form): error of g-DPPCA under an elliptical model.
+    r"""Kim & Jung (2025), §3, Theorem 3.2: error of g-DPPCA under an elliptical model.
 
-    With probability ≥ 1 − α, if :math:`n \gtrsim \lVert g\rVert_\infty^2\log(d/\alpha)/\lambda_1(K_g)`,
+    Assumptions: :math:`x_1,\dots,x_n` i.i.d. elliptical with dispersion Σ; g bounded with
+    :math:`\xi(s)/s` non-increasing (so K_g has Σ's eigenvectors in Σ's order, Prop. 3.1);
+    :math:`\lambda_k(K_g) > \lambda_{k+1}(K_g)`; :math:`\bar V` is g-DPPCA with σ of eq. (2.5).
+    Fix α ∈ (0, 1).  If :math:`n \ge C'\lVert g\rVert_\infty^2\log(d/\alpha)/\lambda_1(K_g)`, then with
+    probability at least 1 − α over the data and the noise
 
-    .. math:: \lVert\sin\Theta(\bar V, V)\rVert \le C\,\frac{\lambda_1(K_g)}{\lambda_k(K_g)-\lambda_{k+1}(K_g)}
+    .. math:: \lVert\sin\Theta(\bar V, V)\rVert_2 \le C\,\frac{\lambda_1(K_g)}{\lambda_k(K_g)-\lambda_{k+1}(K_g)}
               \Big(\underbrace{\frac{\lVert g\rVert_\infty^2}{\lambda_1(K_g)}
               \frac{(\sqrt d+\sqrt{\log(1/\alpha)})\sqrt{\log(1.25/\delta)}}{n\varepsilon}}_{\text{privacy}}
               + \underbrace{\sqrt{\frac{\lVert g\rVert_\infty^2\log(d/\alpha)}{n\lambda_1(K_g)}}}_{\text{statistical}}\Big).
 
-    The log factors and α are unconfirmed readings of the display; the structure (gap ratio times
-    a privacy term plus a sampling term, depending on g only through ‖g‖∞ and λ₁(K_g)) is the
-    theorem's.  ``explicit=True`` instead evaluates a complete proof with its constants:
+    The paper does not give C or C′; this function evaluates the right side with ``C`` (default 1)
+    and reports in ``condition`` whether the sample-size condition holds with C′ = 1.  The error
+    depends on g only through ‖g‖∞ and λ₁(K_g).  ``explicit=True`` instead evaluates a complete
+    proof with its constants:
     :math:`2(\lVert\hat K-K\rVert_2 + \lVert E\rVert_2)/(\lambda_k-\lambda_{k+1})` with
     :math:`\lVert\hat K-K\rVert_2 \le \sqrt{2\lVert g\rVert_\infty^2\lambda_1L/m} + 4\lVert g\rVert_\infty^2L/(3m)`
     (matrix Bernstein via Hoeffding's decoupling, m = ⌊n/2⌋, L = log(4d/α)) and
@@ -187,16 +193,26 @@ def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, del
 
 def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, delta, contamination, *, g_sup2=1.0,
                         alpha=0.05, C=1.0, explicit=False):
-    r"""Kim & Jung (2025), §3, Theorem 3.4 (rate form): g-DPPCA when a fraction η of the records is replaced.
+    r"""Kim & Jung (2025), §3, Theorem 3.4: g-DPPCA when a fraction η of the records is replaced.
 
-    .. math:: \lVert\sin\Theta\rVert \le C\,\frac{\lambda_1(K_g)}{\lambda_k(K_g)-\lambda_{k+1}(K_g)}(\Delta_1+\Delta_2+\Delta_3),
+    Assumptions: as :func:`kendall_dppca_thm32`, except that m = ⌊ηn⌋ of the n records are replaced
+    by arbitrary points (the rest stay i.i.d. elliptical).  If
+    :math:`(1-\eta)n \ge C'\lVert g\rVert_\infty^2\log(d/\alpha)/\lambda_1(K_g)`, then with probability
+    at least 1 − α
 
-    Δ₁ = Thm 3.2's privacy term (independent of η); :math:`\Delta_2 = \sqrt{\lVert g\rVert_\infty^2\log(d/\alpha)/((1-\eta)n\lambda_1(K_g))}`
-    (statistical error of the clean part); :math:`\Delta_3 = \frac{2\eta\lVert g\rVert_\infty^2}{\lambda_1(K_g)}\frac{n}{n-1}`
-    (bias of the corrupted pairs: they make up a share 1 − ρ ≤ 2ηn/(n−1) of all pairs and each is
-    bounded by ‖g‖∞²).  Δ₃ does not vanish as n, ε → ∞ for fixed η > 0: robustness is a bounded
-    bias, not consistency.  ``explicit=True``: the proof's constants as in :func:`kendall_dppca_thm32`,
-    with the exact corrupted share 1 − ρ_m, m = ⌊ηn⌋, and the clean sample size n − m.
+    .. math:: \lVert\sin\Theta(\bar V, V)\rVert_2 \le C\,\frac{\lambda_1(K_g)}{\lambda_k(K_g)-\lambda_{k+1}(K_g)}
+              (\Delta_1+\Delta_2+\Delta_3),
+
+    Δ₁ = Thm 3.2's privacy term (all n records; independent of η);
+    :math:`\Delta_2 = \sqrt{\lVert g\rVert_\infty^2\log(d/\alpha)/((1-\eta)n\lambda_1(K_g))}` (Thm 3.2's
+    statistical term on the clean part); :math:`\Delta_3 = \frac{2\eta\lVert g\rVert_\infty^2}{\lambda_1(K_g)}\frac{n}{n-1}`
+    (bias of the corrupted pairs: they make up a share
+    :math:`1-\rho_m = m(2n-m-1)/(n(n-1)) \le 2\eta n/(n-1)` of all pairs and each is bounded by ‖g‖∞²,
+    so :math:`\lVert\hat K_g(\tilde S)-K_g\rVert_2 \le \lVert\hat K_{\rm clean}-K_g\rVert_2 + (1-\rho_m)\lVert g\rVert_\infty^2`).
+    The paper does not give C or C′ (``C`` defaults to 1; ``condition`` uses C′ = 1).  Δ₃ does not
+    vanish as n, ε → ∞ for fixed η > 0: robustness is a bounded bias, not consistency.
+    ``explicit=True``: the proof's constants as in :func:`kendall_dppca_thm32`, with the exact
+    corrupted share 1 − ρ_m and the exact clean sample size n − m.
 
     Returns
     -------
@@ -214,33 +230,45 @@ def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, del
     lam, gap = _eigs(lam_K, k)
     lam1 = lam[0]
     base = kendall_dppca_thm32(lam_K, k, n, n_features, epsilon, delta, g_sup2=g2, alpha=alpha, C=C, explicit=explicit)
-    clean = kendall_dppca_thm32(lam_K, k, n_clean, n_features, epsilon, delta, g_sup2=g2, alpha=alpha, C=C,
-                                explicit=explicit)
     rho = (n - m) * (n - m - 1) / (n * (n - 1))
+    d = int(n_features)
     if not explicit:
+        # Δ₂ on the (1 − η)n clean records, as stated (not the integer n − ⌊ηn⌋, which can be larger)
+        n_clean_stated = (1.0 - eta) * n
+        statistical = math.sqrt(g2 * math.log(d / alpha) / (n_clean_stated * lam1))
+        condition = n_clean_stated >= g2 * math.log(d / alpha) / lam1
         bias = 2 * eta * g2 / lam1 * n / (n - 1)
-        raw = C * base["gap_ratio"] * (base["privacy"] + clean["statistical"] + bias)
+        raw = C * base["gap_ratio"] * (base["privacy"] + statistical + bias)
     else:
+        clean = kendall_dppca_thm32(lam_K, k, n_clean, n_features, epsilon, delta, g_sup2=g2, alpha=alpha, C=C,
+                                    explicit=True)
+        statistical, condition = clean["statistical"], clean["condition"]
         bias = (1 - rho) * g2
-        raw = base["gap_ratio"] * (base["privacy"] + clean["statistical"] + bias)
-    return dict(gap_ratio=base["gap_ratio"], privacy=base["privacy"], statistical=clean["statistical"],
+        raw = base["gap_ratio"] * (base["privacy"] + statistical + bias)
+    return dict(gap_ratio=base["gap_ratio"], privacy=base["privacy"], statistical=statistical,
                 contamination_bias=bias, raw=raw, total=min(1.0, raw), n_replaced=m, corrupted_pair_share=1 - rho,
-                noise_scale=base["noise_scale"], condition=clean["condition"], explicit=bool(explicit), C=C,
+                noise_scale=base["noise_scale"], condition=bool(condition), explicit=bool(explicit), C=C,
                 label=ROBUST_LABELS["thm34"] + (" — explicit constants" if explicit else ""))
 
 
 def kendall_breakdown(eigenvalues_hat, n_components, n_samples, n_replaced=None, *, g_sup2=1.0):
     r"""Kim & Jung (2025), §3, Theorem 3.3 with explicit constants: how many replaced records K̂_g withstands.
 
-    The theorem states :math:`\varepsilon^* \ge c(\hat\lambda_k-\hat\lambda_{k+1})/\lVert g\rVert_\infty^2`;
-    the argument below proves it with c = (n − 1)/(4n).
+    Definition 3.1: the breakdown point :math:`\varepsilon^*(\mathcal V; S)` of a subspace-valued
+    statistic is the smallest fraction m/n of records whose replacement by arbitrary points can make
+    :math:`\lVert\sin\Theta(\mathcal V(\tilde S_m), \mathcal V(S))\rVert_2 = 1`.  Theorem 3.3: for the
+    top-k eigenvectors :math:`\mathcal V_g` of :math:`\hat K_g` (no noise) and every data set S with
+    :math:`\hat\lambda_k > \hat\lambda_{k+1}` (eigenvalues of :math:`\hat K_g(S)`),
+    :math:`\varepsilon^*(\mathcal V_g; S) \ge c(\hat\lambda_k-\hat\lambda_{k+1})/\lVert g\rVert_\infty^2`
+    — deterministic, no probability.  The paper does not give c; the argument below proves it with
+    c = (n − 1)/(4n).
 
     Replacing m records changes only the pairs that touch them:
     :math:`\hat K_g(\tilde S)-\hat K_g(S) = (1-\rho_m)(\tilde B-B)`, :math:`\rho_m = \frac{(n-m)(n-m-1)}{n(n-1)}`,
     with B, B̃ PSD averages of ggᵀ of norm ≤ ‖g‖∞², so
 
     .. math:: \lVert\hat K_g(\tilde S)-\hat K_g(S)\rVert_2 \le (1-\rho_m)\lVert g\rVert_\infty^2, \qquad
-              \lVert\sin\Theta\rVert \le \frac{2(1-\rho_m)\lVert g\rVert_\infty^2}{\hat\lambda_k-\hat\lambda_{k+1}},
+              \lVert\sin\Theta\rVert_2 \le \frac{2(1-\rho_m)\lVert g\rVert_\infty^2}{\hat\lambda_k-\hat\lambda_{k+1}},
 
     and breakdown (sin Θ = 1) needs the right side to reach 1; since 1 − ρ_m ≤ 2m/(n − 1),
 
@@ -291,7 +319,7 @@ def kendall_breakdown(eigenvalues_hat, n_components, n_samples, n_replaced=None,
 def kendall_sph_rate(eigenvalues, n_components, n_samples, epsilon, delta=1e-5, *, C=1.0):
     r"""Kim & Jung (2025), §3, Prop. 3.5 / eq. (3.1) (rate, log factors dropped): spherical g-DPPCA.
 
-    .. math:: \lVert\sin\Theta\rVert \lesssim \frac{\lambda_1}{\lambda_k-\lambda_{k+1}}
+    .. math:: \lVert\sin\Theta\rVert_2 \lesssim \frac{\lambda_1}{\lambda_k-\lambda_{k+1}}
               \Big(\frac{r(\Sigma)\sqrt d}{n\varepsilon} + \sqrt{\frac{r(\Sigma)}{n}}\Big),\quad
               r(\Sigma) = \mathrm{tr}\,\Sigma/\lVert\Sigma\rVert_2,
 
@@ -315,7 +343,7 @@ def kendall_sph_rate(eigenvalues, n_components, n_samples, epsilon, delta=1e-5, 
 def analyze_gauss_rate(eigenvalues, n_components, n_samples, epsilon, delta, *, C=1.0):
     r"""Kim & Jung (2025), Remark 3.1: the Analyze Gauss rate for Gaussian data (Liu et al. 2022, eq. 3).
 
-    .. math:: \lVert\sin\Theta\rVert \lesssim \frac{\lambda_1}{\lambda_k-\lambda_{k+1}}
+    .. math:: \lVert\sin\Theta\rVert_2 \lesssim \frac{\lambda_1}{\lambda_k-\lambda_{k+1}}
               \Big(\sqrt{\frac dn} + \frac{d^{3/2}\sqrt{\log(1/\delta)}}{n\varepsilon}\Big).
 
     Since r(Σ) ≤ d, eq. (3.1) is never worse.

@@ -1,6 +1,6 @@
 r"""Kim & Jung (2025) §4 experiments and the *Heavy tails and outliers* chapter's twins.
 
-* :func:`error_vs_n` — Figs 2–4: mean loss :math:`\lVert\sin\Theta(\hat V, V)\rVert` (largest
+* :func:`error_vs_n` — Figs 2–4: mean loss :math:`\lVert\sin\Theta(\hat V, V)\rVert_2` (largest
   principal angle, ``subspace_distance(kind="max_angle")``) against n for each d, one figure per
   law (Gaussian, multivariate t₁, 5 % contaminated Gaussian); :func:`figures_2_to_4` runs all three.
 * :func:`error_vs_epsilon` — Fig. 5: the same against ε at fixed n, d.

@@ -25,7 +25,8 @@ __all__ = ["HeavyTailsFigure", "BreakdownFigure", "plot_error_vs_n", "plot_error
 
 #: Colour, marker and short label of each method of experiments.robust.METHODS.
 ROBUST_STYLES = {m: S.style(m) for m in ("sph", "wins", "AG", "SGPCA", "NSGGD")}
-_ERROR = r"error $\sin\theta_{\max}(\hat V, V)$"
+#: The paper's error, the spectral norm ‖sin Θ‖₂ = sin θ_max (its theorems bound it; see the chapter).
+_ERROR = r"error $\|\sin\Theta(\hat V, V)\|_2$"
 _FAMILY_TITLES = {"gaussian": "Gaussian", "t": "multivariate t₁ (Cauchy)", "contaminated": "5 % contaminated Gaussian"}
 _LIMIT = 40.0  # half-width of the explorer's scatter window (data units)
 
@@ -41,7 +42,7 @@ class HeavyTailsFigure(LiveFigure):
     alt = ("Two panels. (a) One data set projected on the plane of the first true direction v₁ and the outlier "
            "direction u: records as grey dots, outliers as black crosses, and for three methods (Kendall τ "
            "spherical, Analyze Gauss, NSGGD) the shadow of its estimated plane. (b) Bars of each method's mean "
-           "error sin θ_max with one dot per data set, and Theorem 3.4's bound (constant C = 1) on the Kendall bars.")
+           "error ‖sin Θ‖₂ (the sine of the largest principal angle) with one dot per data set, and Theorem 3.4's bound (constant C = 1) on the Kendall bars.")
 
     def _build(self):
         fig = self.fig
@@ -137,7 +138,8 @@ class BreakdownFigure(LiveFigure):
     alt = ("Two panels. (a) Two-dimensional records as grey dots and outliers as black crosses dragged along the "
            "second axis, with the true first direction and the first components of covariance PCA (Analyze "
            "Gauss) and of Kendall's τ. (b) Error of the first component against the fraction of outliers for "
-           "both methods, with Theorem 3.3's bound and the fraction up to which Kendall's τ is guaranteed.")
+           "both methods (‖sin Θ‖₂, which for one component is |sin θ|), with Theorem 3.3's bound and the fraction up to "
+           "which Kendall's τ is guaranteed.")
 
     def _build(self):
         fig = self.fig
@@ -167,7 +169,7 @@ class BreakdownFigure(LiveFigure):
         ax.set_xlim(0, 0.5)
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("fraction of records replaced by outliers")
-        ax.set_ylabel(r"error $|\sin\theta|$ of the 1st component")
+        ax.set_ylabel(r"error $\|\sin\Theta\|_2 = |\sin\theta|$" + "\nof the 1st component")
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
         self.t_b = ax.set_title("", loc="left")
         self._limit = None

@@ -59,8 +59,15 @@ def tasks(cfg):
 
 
 def _mean_se(values):
+    """Mean, standard error and standard deviation over the repetitions (axis 0)."""
     a = np.asarray(values, dtype=float)
-    return a.mean(axis=0), (a.std(axis=0, ddof=1) / np.sqrt(len(a)) if len(a) > 1 else np.zeros(a.shape[1:]))
+    sd = a.std(axis=0, ddof=1) if len(a) > 1 else np.zeros(a.shape[1:])
+    return a.mean(axis=0), sd / np.sqrt(len(a)), sd
+
+
+def _pm(mean, sd):
+    """A table cell "mean ± sd" (sd over the repetitions), both to 3 decimals (losses lie in [0, 1])."""
+    return f"{mean:.3f} ± {sd:.3f}"
 
 
 def _fraction(flags):
@@ -76,7 +83,7 @@ def _claim(where, text, flags, unit):
 def write(cfg, task_list, results, out, draw):
     files, md, claims = [], [], []
     ns, ds = list(cfg["n_samples"]), list(cfg["n_features"])
-    # loss[family][(d, n)][method] = (mean, se)
+    # loss[family][(d, n)][method] = (mean, se, sd)
     loss = {}
     for family in ex.FAMILIES:
         cells = {}
@@ -86,21 +93,20 @@ def write(cfg, task_list, results, out, draw):
         loss[family] = {key: {m: tuple(float(x[0]) for x in _mean_se([v[m] for v in vals])) for m in METHODS}
                         for key, vals in cells.items()}
         fig = FIGURES[family]
-        rows = [(d, n, m, loss[family][d, n][m][0], loss[family][d, n][m][1], cfg["n_reps"])
-                for d in ds for n in ns for m in METHODS]
+        rows = [(d, n, m, *loss[family][d, n][m], cfg["n_reps"]) for d in ds for n in ns for m in METHODS]
         name = f"{fig.lower().replace('. ', '')}_{family}"
-        files.append(write_csv(os.path.join(out, f"{name}.csv"), ("d", "n", "method", "mean_loss", "se", "n_reps"),
-                               rows))
-        md.append(f"### {fig}: {LAW[family]}, mean ‖sin Θ‖ against n (ε = {cfg['epsilon']:g}, δ = {cfg['delta']:g}, "
-                  f"{cfg['n_reps']} repetitions)\n")
+        header = ("d", "n", "method", "mean_loss", "se", "sd", "n_reps")
+        files.append(write_csv(os.path.join(out, f"{name}.csv"), header, rows))
+        md.append(f"### {fig}: {LAW[family]}, mean ‖sin Θ‖₂ against n (ε = {cfg['epsilon']:g}, δ = {cfg['delta']:g}, "
+                  f"{cfg['n_reps']} repetitions; mean ± sd over them)\n")
         for d in ds:
             files.append(draw(os.path.join(out, f"{name}_d{d}.png"), f"{fig}: {LAW[family]}, d = {d}", "n",
-                              "mean ‖sin Θ(V̂, V)‖",
+                              "mean ‖sin Θ(V̂, V)‖₂",
                               {ex.METHOD_LABELS[m]: (ns, [loss[family][d, n][m][0] for n in ns],
                                                      [loss[family][d, n][m][1] for n in ns]) for m in METHODS},
                               logx=True))
             md.append(md_table((f"d = {d}: n",) + METHODS,
-                               [(str(n),) + tuple(loss[family][d, n][m][0] for m in METHODS) for n in ns]))
+                               [(str(n),) + tuple(_pm(*loss[family][d, n][m][::2]) for m in METHODS) for n in ns]))
             md.append("")
 
     def g_beats(family, others, both=True):
@@ -136,18 +142,20 @@ def write(cfg, task_list, results, out, draw):
         vals = [res.value for task, res in zip(task_list, results)
                 if task.experiment == "fig5" and task.point["family"] == family]
         fig5[family] = {m: _mean_se([v[m] for v in vals]) for m in METHODS}
-    rows = [(family, e, m, fig5[family][m][0][i], fig5[family][m][1][i], cfg["n_reps"])
+    rows = [(family, e, m, fig5[family][m][0][i], fig5[family][m][1][i], fig5[family][m][2][i], cfg["n_reps"])
             for family in ex.FAMILIES for m in METHODS for i, e in enumerate(eps)]
-    files.append(write_csv(os.path.join(out, "fig5.csv"), ("family", "epsilon", "method", "mean_loss", "se", "n_reps"),
-                           rows))
-    md.append(f"### Fig. 5: mean ‖sin Θ‖ against ε (n = {cfg['fig5_n']}, d = {cfg['fig5_d']}, δ = {cfg['delta']:g})\n")
+    files.append(write_csv(os.path.join(out, "fig5.csv"),
+                           ("family", "epsilon", "method", "mean_loss", "se", "sd", "n_reps"), rows))
+    md.append(f"### Fig. 5: mean ‖sin Θ‖₂ against ε (n = {cfg['fig5_n']}, d = {cfg['fig5_d']}, δ = {cfg['delta']:g}, "
+              f"{cfg['n_reps']} repetitions; mean ± sd over them)\n")
     for family in ex.FAMILIES:
         files.append(draw(os.path.join(out, f"fig5_{family}.png"), f"Fig. 5: {LAW[family]}", "ε",
-                          "mean ‖sin Θ(V̂, V)‖",
+                          "mean ‖sin Θ(V̂, V)‖₂",
                           {ex.METHOD_LABELS[m]: (eps, fig5[family][m][0], fig5[family][m][1]) for m in METHODS},
                           logx=True))
         md.append(md_table((f"{LAW[family]}: ε",) + METHODS,
-                           [(f"{e:g}",) + tuple(fig5[family][m][0][i] for m in METHODS) for i, e in enumerate(eps)]))
+                           [(f"{e:g}",) + tuple(_pm(fig5[family][m][0][i], fig5[family][m][2][i])
+                                                for m in METHODS) for i, e in enumerate(eps)]))
         md.append("")
     for family in ("t", "contaminated"):
         f5 = fig5[family]

@@ -41,9 +41,10 @@ def heavy_tails_dashboard(contamination=0.0, df=math.inf, epsilon=1.0, delta=1e-
         "epsilon": C.epsilon_slider(epsilon, min_exp=-1, max_exp=1, step=0.05),
         "delta": C.delta_slider(delta, min_exp=-10, max_exp=-2, step=0.1),
     }
-    caption = ("Each bar is a method's mean error over a few data sets (dots: each one). Black segments: the "
-               "Theorem 3.4 bound for the Kendall methods (constant C = 1, so only its size "
-               "relative to the bars is meaningful). Try ν = 1 (Cauchy: no mean, no variance) and 5 % outliers.")
+    caption = ("Each bar is a method's mean error ‖sin Θ‖₂ over a few data sets (dots: each one). Black segments: "
+               "the Theorem 3.4 bound for the Kendall methods, evaluated at C = 1 (the paper does not give C, so only "
+               "its size relative to the bars is meaningful). Try ν = 1 (Cauchy: no mean, no variance) and 5 % "
+               "outliers.")
     return Dashboard(robust_experiments.heavy_tails_explorer, HeavyTailsFigure(), controls,
                      fixed={"n_samples": n_samples, "n_features": n_features, "n_reps": n_reps, "baselines": baselines,
                             "calibration": calibration, "random_state": random_state},
