@@ -622,7 +622,6 @@ class _CompressedSweep:
 
     def __init__(self, lam, k, draws):
         self.lam, self.k, self.draws = lam, k, draws
-        self.scale = max(abs(lam[0]), abs(lam[-1]), np.finfo(np.float64).tiny)
         self.others = [[c for c in range(k) if c != r] for r in range(k)]
         self._dense = None
 
@@ -649,7 +648,7 @@ class _CompressedSweep:
             Z = step.to_new(Z)
         chain = list(chain)
         while Z.shape[1]:
-            out = _compression.compress(lam, Z[:, 0], self.scale)
+            out = _compression.compress(lam, Z[:, 0])
             if out is None:
                 return None
             lam, step = out

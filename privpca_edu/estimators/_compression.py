@@ -11,9 +11,8 @@ D + ρzzᵀ (whose secular equation is 1/ρ + Σᵢ zᵢ²/(dᵢ − μ) = 0; it
 and LAPACK solves rank-one updates in O(K²): ``dlaed9`` — the step of divide and conquer
 (``dstedc``) that merges two halves — finds each root with ``dlaed4`` and builds the eigenvectors
 from a recomputed z (Gu & Eisenstat 1994), so that they are orthogonal to working precision
-however close the roots are.  With ρ = 2¹⁰⁰·max|dᵢ| the first K − 1 roots differ from the
-compression's by at most (d_K − d₁)²/ρ ≤ 2⁻⁹⁸·max|dᵢ|, far below rounding, and the first K − 1
-eigenvectors are orthogonal to z to working precision.
+however close the roots are.  The limit is taken exactly (:func:`_dlaed9`): ρ = ∞ makes 1/ρ = 0
+in the equation for the first K − 1 roots, and the K-th root is left out.
 
 This is what makes :func:`~privpca_edu.estimators._bingham.bingham_gibbs` cheap at large d: the
 compression of A to the complement of k − 1 columns is k − 1 such steps from A's eigenbasis,
@@ -60,23 +59,31 @@ def _load_dlaed9():
 DLAED9 = _load_dlaed9()
 
 
-def _dlaed9(poles, z, rho):
-    """Roots (ascending) and unit eigenvectors (columns) of diag(poles) + ρzzᵀ, or None on failure.
+def _dlaed9(poles, z):
+    """Roots (ascending) of Σᵢ zᵢ²/(dᵢ − μ) = 0 and the unit eigenvectors (columns) of the
+    compression of diag(poles) to z⊥, or None on failure.
 
-    ``poles`` strictly increasing, z a unit vector with no zero entry, K ≥ 3.
+    ``poles`` strictly increasing, z a unit vector with no zero entry, K ≥ 3.  ``dlaed9`` is
+    asked for roots 1 … K − 1 only, with ρ = ∞: for those dlaed4 uses ρ only through 1/ρ, now
+    exactly 0, so it solves the compression's secular equation itself.  The root that goes to
+    infinity with ρ is not computed; in Gu–Eisenstat's recomputation of z it enters through the
+    column dⱼ − λ_K ≈ −ρ, a common factor of every component that the normalisation of the
+    eigenvectors removes, so that column is set to −1.
     """
     K = poles.size
     roots = np.empty(K)
-    work = np.empty((K, K), order="F")  # dlaed4's differences dⱼ − μᵢ
+    work = np.empty((K, K), order="F")  # column j: dlaed4's differences dᵢ − μⱼ
+    work[:, K - 1] = -1.0
     vectors = np.empty((K, K), order="F")
     poles = np.array(poles, dtype=np.float64)  # dlaed9 may touch both inputs: private copies
     z = np.array(z, dtype=np.float64)
-    size, one, info = ctypes.c_int(K), ctypes.c_int(1), ctypes.c_int(0)
-    r = ctypes.c_double(rho)
-    DLAED9(ctypes.byref(size), ctypes.byref(one), ctypes.byref(size), ctypes.byref(size),
-           roots.ctypes.data, work.ctypes.data, ctypes.byref(size), ctypes.byref(r), poles.ctypes.data,
+    size, one, last, info = ctypes.c_int(K), ctypes.c_int(1), ctypes.c_int(K - 1), ctypes.c_int(0)
+    rho = ctypes.c_double(np.inf)
+    DLAED9(ctypes.byref(size), ctypes.byref(one), ctypes.byref(last), ctypes.byref(size),
+           roots.ctypes.data, work.ctypes.data, ctypes.byref(size), ctypes.byref(rho), poles.ctypes.data,
            z.ctypes.data, vectors.ctypes.data, ctypes.byref(size), ctypes.byref(info))
-    if info.value != 0 or not (np.isfinite(roots[:-1]).all() and np.isfinite(vectors[:, 0]).all()):
+    roots, vectors = roots[:-1], vectors[:, :-1]
+    if info.value != 0 or not (np.isfinite(roots).all() and np.isfinite(vectors[:, 0]).all()):
         return None
     return roots, vectors
 
@@ -113,12 +120,12 @@ class Compression:
         return out
 
 
-def compress(poles, z, scale):
+def compress(poles, z):
     """Eigenpairs of diag(poles) (ascending) compressed to z⊥.
 
     Returns (eigenvalues ascending, :class:`Compression`), or None when the poles that z
     touches are not strictly increasing (a repeated eigenvalue) or LAPACK fails: the caller
-    then decomposes the compression densely.  ``scale`` ≥ max|poles| sets ρ = 2¹⁰⁰·scale.
+    then decomposes the compression densely.
     """
     z = np.asarray(z, dtype=np.float64)
     z = z / np.linalg.norm(z)
@@ -139,10 +146,10 @@ def compress(poles, z, scale):
         roots = np.array([w[1] * w[1] * d[0] + w[0] * w[0] * d[1]])
         vectors = np.array([[-w[1]], [w[0]]])
     else:
-        out = _dlaed9(d, w, 2.0**100 * scale)
+        out = _dlaed9(d, w)
         if out is None:
             return None
-        roots, vectors = out[0][:-1], out[1][:, :-1]
+        roots, vectors = out
     if kept is None:
         return roots, Compression(vectors)
     values = np.concatenate([roots, poles[deflated]])
