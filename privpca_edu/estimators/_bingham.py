@@ -304,10 +304,18 @@ def _scan(lam, y, draws):
     sums over the other coordinates are kept as a prefix (coordinates already redrawn) plus a
     common factor times a suffix sum of the old squares, so 1 − y_i² and Σ_{j≠i} l_j y_j² are
     sums of non-negative terms — no cancellation when y is close to an axis (large ε).
+
+    The low regime (most coordinates when the law is concentrated) is :func:`_theta_low` written
+    out in the loop, reading the same block-drawn variates in the same order as ``draws.normal``
+    and ``draws.uniform`` would: the same draws, without three Python calls per coordinate.
     """
     m = lam.size
     kappa = (m - 1) / 2.0
+    nu = kappa - 1.0
     a_low = _regime_bounds(kappa)[0]
+    rng, block, log, log1p = draws.rng, draws.block, math.log, math.log1p
+    zs, iz, us, iu = draws._z, draws._iz, draws._u, draws._iu
+    proposals = 0
     w2 = y * y
     lw2 = lam * w2
     suffix = np.zeros(m + 1)
@@ -331,13 +339,36 @@ def _scan(lam, y, draws):
             kept.append(i)
             continue
         a = li - (lprefix + s2 * lsuffix[i + 1]) / rest
-        theta, phi = _theta_low(a, kappa, draws) if a <= a_low else draw_theta(a, kappa, draws)
+        if a <= a_low:  # _theta_low: θ = Z²/(2(ν − a)), accepted with probability e^{ν(θ + log(1 − θ))}
+            b2 = 2.0 * (nu - a)
+            while True:
+                proposals += 1
+                if iz == len(zs):
+                    zs, iz = rng.standard_normal(block).tolist(), 0
+                theta = zs[iz] * zs[iz] / b2
+                iz += 1
+                if theta >= 1.0:
+                    continue
+                if nu == 0.0:
+                    break
+                if iu == len(us):
+                    us, iu = (1.0 - rng.random(block)).tolist(), 0
+                iu += 1
+                if log(us[iu - 1]) <= nu * (theta + log1p(-theta)):
+                    break
+            phi = 1.0 - theta
+        else:
+            draws._z, draws._iz, draws._u, draws._iu = zs, iz, us, iu
+            theta, phi = draw_theta(a, kappa, draws)
+            zs, iz, us, iu = draws._z, draws._iz, draws._u, draws._iu
         f2 = phi / rest
         prefix = prefix * f2 + theta
         lprefix = lprefix * f2 + li * theta
         s2 *= f2
         theta_out[i] = theta
         factor_out[i] = f2
+    draws._z, draws._iz, draws._u, draws._iu = zs, iz, us, iu
+    draws.proposals += proposals
     # y_j² at the end = θ_j × Π_{i>j} f2_i (the later rescalings), in logarithms (f2 = 0 only if
     # 1 − θ underflowed: then the earlier coordinates are 0)
     factors = np.asarray(factor_out)
