@@ -30,8 +30,10 @@ a sweep at d = 20 cost 3.6 ms against 0.5 ms of linear algebra; chapter 8 took 4
 d×d eigendecomposition per column (idle machine, one BLAS thread): 1.05 s and 4.93 s (9.4× and
 7.6×), of which linear algebra 9.6 of 10.7 ms per sweep at d = 200.  With the rank-one
 compression steps (k log₂ k per sweep, O(d²) each; CPU time, load ≈ 4, the old code measured
-alongside at 1.06 s and 5.19 s): 0.64 s and 2.34 s (15× and 16×), linear algebra 5.7 of 6.5 ms
-per sweep at d = 200; chapter 8's notebook 14.5 s under ``pytest --nbmake`` (17.3 s before).
+alongside at 1.04–1.06 s and 5.08–5.19 s): 0.63–0.64 s and 2.34–2.42 s (15× and 16×), linear
+algebra 5.7–6.0 of 6.5 ms per sweep at d = 200.  Chapter 8's notebook: 8–10 s under
+``pytest --nbmake`` at load ≈ 4, before and after alike (its Gibbs runs are short now; kernel
+start-up and imports dominate).
 
 Usage::
 
