@@ -414,21 +414,28 @@ _STEP_COST = (3e-5, 1.5e-8, 1e-6)
 GIBBS_WARN_SECONDS = 60.0
 
 
+def _dense_sweep_seconds(d, k):
+    return k * (_COST[0] * d**3 + _COST[1] * d * d + _COST[2] * d)
+
+
+def _compressed_sweep_seconds(d, k):
+    return _compressions_per_sweep(k) * (_STEP_COST[0] + _STEP_COST[1] * d * d) + k * _STEP_COST[2] * d
+
+
 def gibbs_cost_seconds(n_features, n_components, n_sweeps):
     """Rough single-core run time of :func:`bingham_gibbs` (for the warning; not a benchmark).
 
     k = 1: one eigendecomposition in all, then O(d²) per sweep.  k ≥ 2: one eigendecomposition
     of A, then per sweep ≈ k log₂ k rank-one compression steps of O(d²) and k scans
-    (:func:`_compressed_sweeps`); for d below ``COMPRESSION_MIN_FEATURES`` (or without the LAPACK
-    routine) one d×d eigendecomposition per column, O(k d³) per sweep.
+    (:func:`_compressed_sweeps`), or, where that is estimated cheaper (or without the LAPACK
+    routine), one d×d eigendecomposition per column, O(k d³) per sweep.
     """
     d, k = float(n_features), int(n_components)
     if k == 1:  # then per sweep only the two products with the eigenvectors and the scan
         return _COST[0] * d**3 + n_sweeps * (0.1 * _COST[1] * d * d + _COST[2] * d)
     if _use_compressions(int(n_features), k):
-        steps = _compressions_per_sweep(k)
-        return _COST[0] * d**3 + n_sweeps * (steps * (_STEP_COST[0] + _STEP_COST[1] * d * d) + k * _STEP_COST[2] * d)
-    return n_sweeps * k * (_COST[0] * d**3 + _COST[1] * d * d + _COST[2] * d)
+        return _COST[0] * d**3 + n_sweeps * _compressed_sweep_seconds(d, k)
+    return n_sweeps * _dense_sweep_seconds(d, k)
 
 
 def bingham_gibbs(A, n_components, n_sweeps, random_state=None, *, V0=None, callback=None):
@@ -445,10 +452,11 @@ def bingham_gibbs(A, n_components, n_sweeps, random_state=None, *, V0=None, call
     complement of the other k − 1 columns is k − 1 such steps; the steps are shared between the
     columns of a sweep, ≈ k log₂ k per sweep (:class:`_CompressedSweep`).  A sweep at d = 200,
     k = 5 then costs ≈ 6 ms instead of ≈ 10 ms for a d×d eigendecomposition per column, and
-    the gap grows with d (O(k log k · d²) against O(k d³)).  Below d = 32
-    (``COMPRESSION_MIN_FEATURES``), where the Python work per step dominates, and for a step
-    that meets a repeated eigenvalue, the column uses one dense eigendecomposition of
-    B = PAP + γWWᵀ instead (:class:`_DenseColumn`).
+    the gap grows with d (O(k log k · d²) against O(k d³)).  Where the estimated cost says
+    otherwise — small d, where the Python work per step dominates (d < 46 for k = 5), or many
+    columns at moderate d (d < 148 for k = 10) — and for a step that meets a repeated
+    eigenvalue, a column uses one dense eigendecomposition of B = PAP + γWWᵀ instead
+    (:class:`_DenseColumn`).
 
     Both compute the eigenbasis of the same compression, with eigenvalues ascending, as the
     QR basis N of the complement and the eigenbasis of NᵀAN do: the same kernel as rstiefel's.
@@ -614,14 +622,24 @@ def _gibbs_sweeps(A, V, k, n_sweeps, rng, callback):
 # ---------------------------------------------------------------------------------------------
 # The same sweep through rank-one compressions of A's eigendecomposition (O(k log k · d²))
 # ---------------------------------------------------------------------------------------------
-#: From this d on (k ≥ 2) the sweeps use rank-one compressions; below it one dense
-#: eigendecomposition per column is faster (measured: see :func:`_use_compressions`).
-COMPRESSION_MIN_FEATURES = 32
+#: ``None``: each chain takes the path with the smaller estimated cost per sweep
+#: (:func:`_use_compressions`); ``"compressed"`` or ``"dense"`` force one (tests, benchmarks).
+GIBBS_PATH = None
 
 
 def _use_compressions(d, k):
-    """Whether :func:`bingham_gibbs` runs :func:`_compressed_sweeps` at this (d, k)."""
-    return k >= 2 and d >= COMPRESSION_MIN_FEATURES and _compression.DLAED9 is not None
+    """Whether :func:`bingham_gibbs` runs :func:`_compressed_sweeps` at this (d, k).
+
+    By the cost estimates (one core, measured): c(k)·(3e-5 + 1.5e-8·d²) s for the steps against
+    k·(1.5e-10·d³ + 2e-8·d² + 3e-6·d) s for a dense eigendecomposition per column, scans
+    included.  The steps win from d = 15 for k = 2, 46 for k = 5, 148 for k = 10 and 270 for
+    k = 20; near these the two paths cost about the same (measured: within 20 %).
+    """
+    if k < 2 or _compression.DLAED9 is None:
+        return False
+    if GIBBS_PATH is not None:
+        return GIBBS_PATH == "compressed"
+    return _compressed_sweep_seconds(d, k) < _dense_sweep_seconds(d, k)
 
 
 def _compressions_per_sweep(k):

@@ -34,9 +34,9 @@ def gibbs_path(request, monkeypatch):
     if request.param == "compressed":
         if _compression.DLAED9 is None:
             pytest.skip("LAPACK dlaed9 not reachable through SciPy")
-        monkeypatch.setattr(_bingham, "COMPRESSION_MIN_FEATURES", 2)
+        monkeypatch.setattr(_bingham, "GIBBS_PATH", "compressed")
     else:
-        monkeypatch.setattr(_bingham, "COMPRESSION_MIN_FEATURES", 10**9)
+        monkeypatch.setattr(_bingham, "GIBBS_PATH", "dense")
     return request.param
 
 # ---------------------------------------------------------------------------------------------
@@ -202,7 +202,7 @@ def test_one_sweep_kernel_matches_the_original_implementation(gibbs_path):
 
 
 def _chain(A, k, sweeps, seed, path, monkeypatch):
-    monkeypatch.setattr(_bingham, "COMPRESSION_MIN_FEATURES", 2 if path == "compressed" else 10**9)
+    monkeypatch.setattr(_bingham, "GIBBS_PATH", path)
     states = []
     bingham_gibbs(A, k, sweeps, random_state=seed, callback=lambda s, V: states.append(V.copy()))
     return np.array(states)
@@ -274,7 +274,7 @@ def test_ppca_gibbs_at_huge_epsilon_returns_the_top_subspace():
 def test_compressed_path_at_huge_epsilon(monkeypatch):
     # At large ε the columns sit within ~1/√ε of eigenvectors of A: most coordinates of the
     # compression vectors fall below the deflation tolerance, and the steps stay exact.
-    monkeypatch.setattr(_bingham, "COMPRESSION_MIN_FEATURES", 2)
+    monkeypatch.setattr(_bingham, "GIBBS_PATH", "compressed")
     X = np.random.default_rng(0).standard_normal((300, 60)) * np.linspace(2.0, 0.2, 60)
     X /= np.linalg.norm(X, axis=1).max()
     pca = PCA(2).fit(X)
@@ -293,7 +293,7 @@ def test_cost_estimate_orders_of_magnitude(monkeypatch):
     assert gibbs_cost_seconds(2000, 1, 1000) < 60       # k = 1: one eigendecomposition in all
     if _compression.DLAED9 is not None:
         assert 60 < gibbs_cost_seconds(2000, 2, 1000) < 600  # the d = 2000 defaults: minutes
-    monkeypatch.setattr(_bingham, "COMPRESSION_MIN_FEATURES", 10**9)
+    monkeypatch.setattr(_bingham, "GIBBS_PATH", "dense")
     assert gibbs_cost_seconds(2000, 2, 1000) > 600      # a d×d eigendecomposition per column: an hour
 
 
