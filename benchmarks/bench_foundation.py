@@ -16,15 +16,24 @@ This script prints medians over repeats (``time.perf_counter``) and our/paper ra
     with ARPACK (``scipy.sparse.linalg.eigsh``) for a like-for-like eigensolver;
 (c) the exact k = 1 sampler ``sample_bingham_exact`` (Kent–Ganeiber–Mardia rejection):
     acceptance rate and draws per second for d = 4, 10, 50 on a few Ψ spectra;
-(d) the Gibbs sweep against its linear algebra alone (per column: the projected matrix
-    PAP + γWWᵀ, its tridiagonal eigendecomposition, two products with the eigenvectors) at d = 20, 200:
-    the ratio is the overhead of everything else (the scan, the θ draws, Python);
+(d) the Gibbs sweep against its linear algebra alone at d = 20, 200, 400: where the sampler
+    uses them (d ≥ 46 for k = 5), A's eigendecomposition once and per sweep the rank-one
+    compression steps (LAPACK dlaed9) with the products through their chains; below, per column
+    the projected matrix PAP + γWWᵀ, its tridiagonal eigendecomposition and two products with
+    the eigenvectors.  The ratio is the overhead of everything else (the scan, the θ draws, Python);
 (e) the execution time of chapter 8's notebook (``jupyter nbconvert --execute``), whose
     Fig. 4(a) cell runs the Gibbs sampler (goal ≤ 15 s).
 
 Measured before the sampler was rewritten (same machine, shared with other jobs, medians):
 100 sweeps 3.48 s at d = 200 and 20.0 s at d = 400 (2.8× and 1.9× faster than the paper);
-a sweep at d = 20 cost 3.6 ms against 0.5 ms of linear algebra; chapter 8 took 43 s.
+a sweep at d = 20 cost 3.6 ms against 0.5 ms of linear algebra; chapter 8 took 43 s.  With a
+d×d eigendecomposition per column (idle machine, one BLAS thread): 1.05 s and 4.93 s (9.4× and
+7.6×), of which linear algebra 9.6 of 10.7 ms per sweep at d = 200.  With the rank-one
+compression steps (k log₂ k per sweep, O(d²) each; CPU time, load ≈ 4, the old code measured
+alongside at 1.04–1.06 s and 5.08–5.19 s): 0.63–0.64 s and 2.34–2.42 s (15× and 16×), linear
+algebra 5.7–6.0 of 6.5 ms per sweep at d = 200.  Chapter 8's notebook: 8–10 s under
+``pytest --nbmake`` at load ≈ 4, before and after alike (its Gibbs runs are short now; kernel
+start-up and imports dominate).
 
 Usage::
 
@@ -59,6 +68,7 @@ from scipy.sparse.linalg import eigsh
 
 from privpca_edu import PPCA, ModSuLQ
 from privpca_edu.datasets import spiked_sparse
+from privpca_edu.estimators import _bingham
 from privpca_edu.estimators._bingham import _apply_q, _tridiagonal_eigh, bingham_gibbs, sample_bingham_exact
 from privpca_edu.privacy import mod_sulq_noise_scale, symmetric_noise
 from privpca_edu.subspace import subspace_distance, top_eigenvectors
@@ -99,7 +109,7 @@ def bench_gibbs(datasets, cfg):
     print(f"\n(a) PPCA Gibbs sampler: bingham_gibbs, {cfg.sweeps} sweeps, k={cfg.k}, "
           f"epsilon={cfg.epsilon:g}, data_norm=1 (A = epsilon/2 * X^T X)")
     print(f"    {'d':>5} {'n':>8} {'repeats':>7} {'median s':>10} {'min s':>8} {'max s':>8} {'CPU s':>7} "
-          f"{'paper s':>8} {'paper/ours':>10} {'(CPU)':>7} {'sin-theta':>9}")
+          f"{'paper s':>8} {'paper/ours':>10} {'(CPU)':>7} {'sin-theta':>9}  path")
     for d in cfg.gibbs_dims:
         data = datasets[d]
         A = PPCA(n_components=cfg.k, epsilon=cfg.epsilon).bingham_parameter(data.X)
@@ -112,7 +122,7 @@ def bench_gibbs(datasets, cfg):
         print(f"    {d:>5} {data.X.shape[0]:>8} {repeats:>7} {med:>10.3f} {min(ts):>8.3f} {max(ts):>8.3f} "
               f"{med_cpu:>7.3f} {('-' if paper is None else f'{paper:.2f}'):>8} "
               f"{fmt_ratio(paper, med) if paper else '-':>10} {fmt_ratio(paper, med_cpu) if paper else '-':>7} "
-              f"{dist:>9.3f}", flush=True)
+              f"{dist:>9.3f}  {gibbs_path(d, cfg.k)}", flush=True)
     print("    (medians of the repeats; paper/ours is the speed-up over the paper's R code, goal ≥ 10x;\n"
           "     CPU s is the process's CPU time: on a machine shared with other jobs it is the steadier\n"
           "     measure, since the sampler runs on one thread and wall time includes waiting for a core)")
@@ -154,33 +164,72 @@ def bench_modsulq(datasets, cfg):
     print("    (every column is a median of the repeats; 'fit' excludes only data generation)")
 
 
+def gibbs_path(d, k):
+    """Which linear algebra :func:`bingham_gibbs` uses at (d, k)."""
+    if k == 1:
+        return "eigh once"
+    return "rank-one steps" if _bingham._use_compressions(d, k) else "eigh per column"
+
+
+class _CompressedSweepWithoutScan(_bingham._CompressedSweep):
+    """:class:`_bingham._CompressedSweep` with the scan left out: each column's coordinates go
+    down the chain of steps and straight back up."""
+
+    def _column(self, lam, chain, Vt, r):
+        y = Vt[:, r]
+        for step in chain:
+            y = step.to_new(y)
+        y = y / np.linalg.norm(y)
+        for step in reversed(chain):
+            y = step.to_old(y)
+        W = Vt[:, self.others[r]]
+        y -= W @ (W.T @ y)
+        Vt[:, r] = y / np.linalg.norm(y)
+
+
 def gibbs_linear_algebra(A, k, rng):
-    """One sweep's linear algebra alone, as :func:`bingham_gibbs` does it (no scan, no θ draws)."""
+    """``run(sweeps)``: the linear algebra of :func:`bingham_gibbs` alone (no scan, no θ draws),
+    set-up included (A's eigendecomposition on the compressed path, its spectrum on the dense one)."""
     d = A.shape[0]
     V = np.linalg.qr(rng.standard_normal((d, k)))[0]
-    lam = np.linalg.eigvalsh(A)
-    gamma = lam[0] - max(lam[-1] - lam[0], abs(lam[0]), abs(lam[-1]), 1.0)
+    if _bingham._use_compressions(d, k):
+        def run(sweeps):
+            lam, E = np.linalg.eigh(A)
+            Vt = E.T @ V
+            sweep = _CompressedSweepWithoutScan(lam, k, None)
+            for _ in range(sweeps):
+                sweep(Vt, rng.permutation(k))
+            return E @ Vt
 
-    def sweep():
-        for r in range(k):
-            W = np.delete(V, r, axis=1)
-            AW = A @ W
-            core = W.T @ AW
-            core[np.diag_indices_from(core)] += gamma
-            B = A - W @ AW.T
-            B -= AW @ W.T
-            B += (W @ core) @ W.T
-            _, Z, reflectors, tau = _tridiagonal_eigh(B)
-            Z = Z[:, k - 1:]
-            y = Z.T @ _apply_q(reflectors, tau, V[:, r], "T")
-            V[:, r] = _apply_q(reflectors, tau, Z @ y, "N")
+        return run
 
-    return sweep
+    def run(sweeps):
+        lam = np.linalg.eigvalsh(A)
+        gamma = lam[0] - max(lam[-1] - lam[0], abs(lam[0]), abs(lam[-1]), 1.0)
+        B = np.empty((d, d), order="F")
+        for _ in range(sweeps):
+            for r in rng.permutation(k):
+                W = np.delete(V, r, axis=1)
+                AW = A @ W
+                core = W.T @ AW
+                core[np.diag_indices_from(core)] += gamma
+                np.subtract(A, W @ AW.T, out=B)
+                B -= AW @ W.T
+                B += (W @ core) @ W.T
+                _, Z, reflectors, tau = _tridiagonal_eigh(B)
+                Z = Z[:, k - 1:]
+                y = Z.T @ _apply_q(reflectors, tau, V[:, r], "T")
+                V[:, r] = _apply_q(reflectors, tau, Z @ y, "N")
+        return V
+
+    return run
 
 
 def bench_overhead(cfg):
-    print(f"\n(d) Gibbs sweep against its linear algebra alone (k={cfg.k}, epsilon={cfg.epsilon:g}; ms per sweep)")
-    print(f"    {'d':>5} {'sweep':>9} {'lin. alg.':>9} {'overhead':>9} {'CPU: sweep':>11} {'lin. alg.':>9} {'overhead':>9}")
+    print(f"\n(d) Gibbs sweep against its linear algebra alone (k={cfg.k}, epsilon={cfg.epsilon:g}; ms per sweep, "
+          f"{cfg.overhead_sweeps} sweeps and their set-up)")
+    print(f"    {'d':>5} {'sweep':>9} {'lin. alg.':>9} {'overhead':>9} {'CPU: sweep':>11} {'lin. alg.':>9} {'overhead':>9}"
+          "  path")
     from threadpoolctl import threadpool_limits
 
     def timed(func):
@@ -194,10 +243,10 @@ def bench_overhead(cfg):
         t_sweep, c_sweep = timed(lambda: bingham_gibbs(A, cfg.k, sweeps, random_state=next(seeds)))
         lin = gibbs_linear_algebra(A, cfg.k, np.random.default_rng(0))
         with threadpool_limits(limits=1, user_api="blas"):
-            t_lin, c_lin = timed(lambda: [lin() for _ in range(sweeps)])
+            t_lin, c_lin = timed(lambda: lin(sweeps))
         ms = 1e3 / sweeps
         print(f"    {d:>5} {t_sweep * ms:>9.2f} {t_lin * ms:>9.2f} {t_sweep / t_lin:>8.2f}x "
-              f"{c_sweep * ms:>11.2f} {c_lin * ms:>9.2f} {c_sweep / c_lin:>8.2f}x", flush=True)
+              f"{c_sweep * ms:>11.2f} {c_lin * ms:>9.2f} {c_sweep / c_lin:>8.2f}x  {gibbs_path(d, cfg.k)}", flush=True)
     print("    (medians, wall and CPU time; overhead = sweep / its linear algebra: the scan, the θ draws, Python)")
 
 
@@ -290,7 +339,7 @@ def config(args):
         cfg.repeats_default, cfg.gibbs_repeats = 2, {}
         cfg.modsulq_repeats = 3
         cfg.exact_dims, cfg.exact_draws, cfg.exact_repeats = [4, 10], 500, 3
-        cfg.overhead_dims, cfg.overhead_sweeps, cfg.overhead_repeats, cfg.notebook_repeats = [20], 5, 2, 0
+        cfg.overhead_dims, cfg.overhead_sweeps, cfg.overhead_repeats, cfg.notebook_repeats = [20, 64], 5, 2, 0
     else:
         cfg.n = args.n_samples or 100_000
         cfg.gibbs_dims = [200, 400, 800] if args.full else [200, 400]
@@ -298,7 +347,7 @@ def config(args):
         cfg.repeats_default, cfg.gibbs_repeats = 3, {800: 3}
         cfg.modsulq_repeats = 7
         cfg.exact_dims, cfg.exact_draws, cfg.exact_repeats = [4, 10, 50], 20_000, 5
-        cfg.overhead_dims, cfg.overhead_sweeps, cfg.overhead_repeats, cfg.notebook_repeats = [20, 200], 20, 7, 3
+        cfg.overhead_dims, cfg.overhead_sweeps, cfg.overhead_repeats, cfg.notebook_repeats = [20, 200, 400], 20, 7, 3
     cfg.parts = set(args.only or ("gibbs", "modsulq", "exact", "overhead", "notebook"))
     if not cfg.notebook_repeats:
         cfg.parts.discard("notebook")

@@ -1,5 +1,6 @@
-"""Hoff's Gibbs sampler: the θ draws, the one-sweep kernel against the original implementation,
-bounded cost at any concentration, and the up-front cost warning."""
+"""Hoff's Gibbs sampler: the θ draws, the one-sweep kernel against the original implementation
+(for both ways of computing the compressed eigenbasis), the rank-one compression steps, bounded
+cost at any concentration, and the up-front cost warning."""
 
 import math
 import subprocess
@@ -11,8 +12,10 @@ import numpy as np
 import pytest
 from scipy import linalg, stats
 
-from privpca_edu import PPCA
+from privpca_edu import PCA, PPCA, subspace_distance
+from privpca_edu.estimators import _bingham, _compression
 from privpca_edu.estimators._bingham import (
+    _compressions_per_sweep,
     _Draws,
     _theta_regime,
     bingham_gibbs,
@@ -20,6 +23,21 @@ from privpca_edu.estimators._bingham import (
     gibbs_cost_seconds,
     rstiefel_envelope,
 )
+
+needs_dlaed9 = pytest.mark.skipif(_compression.DLAED9 is None, reason="LAPACK dlaed9 not reachable through SciPy")
+
+
+@pytest.fixture(params=["dense", "compressed"])
+def gibbs_path(request, monkeypatch):
+    """Run the k ≥ 2 sweeps through one path at every d: a d×d eigendecomposition per column,
+    or the rank-one compression steps."""
+    if request.param == "compressed":
+        if _compression.DLAED9 is None:
+            pytest.skip("LAPACK dlaed9 not reachable through SciPy")
+        monkeypatch.setattr(_bingham, "GIBBS_PATH", "compressed")
+    else:
+        monkeypatch.setattr(_bingham, "GIBBS_PATH", "dense")
+    return request.param
 
 # ---------------------------------------------------------------------------------------------
 # The θ draws: θ ∈ (0, 1) with density ∝ θ^{-1/2}(1 − θ)^{κ−1} e^{aθ}
@@ -164,7 +182,7 @@ def _one_sweep_statistics(sampler, A, n, seed):
     return out
 
 
-def test_one_sweep_kernel_matches_the_original_implementation():
+def test_one_sweep_kernel_matches_the_original_implementation(gibbs_path):
     n = 1500
 
     def new(A, rng):
@@ -181,6 +199,54 @@ def test_one_sweep_kernel_matches_the_original_implementation():
     # the same comparison notices a kernel for a different law (A → 1.5A)
     other = _one_sweep_statistics(new, 1.5 * A6, n, seed=3)
     assert min(stats.ks_2samp(ref[:, j], other[:, j]).pvalue for j in range(4)) < 1e-4
+
+
+def _chain(A, k, sweeps, seed, path, monkeypatch):
+    monkeypatch.setattr(_bingham, "GIBBS_PATH", path)
+    states = []
+    bingham_gibbs(A, k, sweeps, random_state=seed, callback=lambda s, V: states.append(V.copy()))
+    return np.array(states)
+
+
+@needs_dlaed9
+@pytest.mark.parametrize("d, k", [(7, 3), (40, 5), (60, 2)])
+def test_dense_and_compressed_paths_give_the_same_draws(d, k, monkeypatch):
+    # The same kernel and the same random numbers: for one seed the two paths agree up to
+    # rounding (eigenvector signs do not matter: each is used with the sign that makes the
+    # column's coordinate ≥ 0).  Chains amplify rounding differences slowly, so 3 sweeps.
+    Y = np.random.default_rng(d).standard_normal((3 * d, d)) * np.linspace(2.0, 0.2, d)
+    A = 3.0 * Y.T @ Y / d
+    dense = _chain(A, k, 3, 11, "dense", monkeypatch)
+    compressed = _chain(A, k, 3, 11, "compressed", monkeypatch)
+    np.testing.assert_allclose(compressed, dense, atol=1e-8)
+    # not a trivial agreement: another seed gives another chain
+    assert np.abs(_chain(A, k, 3, 12, "compressed", monkeypatch) - dense).max() > 0.1
+
+
+def test_repeated_and_vanishing_eigenvalues(gibbs_path):
+    # Repeated eigenvalues of A (a compression step that meets them hands its columns to the
+    # dense update) and a rank-one A = 40uuᵀ in d = 42 (41 eigenvalues ≈ 0, separated only by
+    # rounding).  For the rank-one A, t = ‖Vᵀu‖² is Beta(k/2, (d − k)/2) under the uniform law,
+    # tilted by e^{40t}: E t = 0.50010 (sd 0.112) for k = 2, by quadrature.
+    tied = np.diag(np.repeat([0.0, 1.0, 40.0], [20, 20, 2]))
+    u = (np.arange(42) % 3 == 0) / math.sqrt(14.0)
+    for A in (tied, 40.0 * np.outer(u, u)):
+        chain_means = []
+        for seed in range(4):
+            states = []
+            bingham_gibbs(A, 2, 200, random_state=seed, callback=lambda s, V: states.append(V.copy()))
+            for V in states:
+                assert np.abs(V.T @ V - np.eye(2)).max() < 1e-12
+            chain_means.append(np.mean([np.sum((u @ V) ** 2) for V in states[20:]]))
+        if A is not tied:
+            se = np.std(chain_means, ddof=1) / 2.0
+            assert se < 0.02
+            assert abs(np.mean(chain_means) - 0.50010) < max(5 * se, 0.01), (chain_means, se)
+
+
+def test_compressions_per_sweep():
+    assert [_compressions_per_sweep(k) for k in range(1, 9)] == [0, 2, 5, 8, 12, 16, 20, 24]
+    assert all(_compressions_per_sweep(k) <= k * (k - 1) for k in range(2, 30))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,18 +270,34 @@ def test_ppca_gibbs_at_huge_epsilon_returns_the_top_subspace():
     assert float(proc.stdout.strip()) < 1e-3
 
 
+@needs_dlaed9
+def test_compressed_path_at_huge_epsilon(monkeypatch):
+    # At large ε the columns sit within ~1/√ε of eigenvectors of A: most coordinates of the
+    # compression vectors fall below the deflation tolerance, and the steps stay exact.
+    monkeypatch.setattr(_bingham, "GIBBS_PATH", "compressed")
+    X = np.random.default_rng(0).standard_normal((300, 60)) * np.linspace(2.0, 0.2, 60)
+    X /= np.linalg.norm(X, axis=1).max()
+    pca = PCA(2).fit(X)
+    for epsilon, bound in ((1e6, 1e-2), (1e12, 1e-5), (1e15, 1e-6)):
+        est = PPCA(2, epsilon=epsilon, n_iter=50, random_state=0).fit(X)
+        assert subspace_distance(est.components_, pca.components_) < bound
+
+
 # ---------------------------------------------------------------------------------------------
 # Up-front cost estimate and warning
 # ---------------------------------------------------------------------------------------------
 
 
-def test_cost_estimate_orders_of_magnitude():
-    assert gibbs_cost_seconds(200, 5, 100) < 5          # measured ≈ 1.3 s on one core
-    assert gibbs_cost_seconds(2000, 2, 1000) > 600      # the d = 2000 defaults: most of an hour
+def test_cost_estimate_orders_of_magnitude(monkeypatch):
+    assert gibbs_cost_seconds(200, 5, 100) < 2          # measured ≈ 0.7 s on one core
     assert gibbs_cost_seconds(2000, 1, 1000) < 60       # k = 1: one eigendecomposition in all
+    if _compression.DLAED9 is not None:
+        assert 60 < gibbs_cost_seconds(2000, 2, 1000) < 600  # the d = 2000 defaults: minutes
+    monkeypatch.setattr(_bingham, "GIBBS_PATH", "dense")
+    assert gibbs_cost_seconds(2000, 2, 1000) > 600      # a d×d eigendecomposition per column: an hour
 
 
-def test_gibbs_warns_before_an_hour_long_run():
+def test_gibbs_warns_before_a_long_run():
     X = np.random.default_rng(0).standard_normal((3, 2000)) / 50.0
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the warning comes before any sweep: the error stops the fit
