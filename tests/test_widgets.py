@@ -403,6 +403,23 @@ def test_backgrounds_are_reused_when_limits_come_back():
     assert len(calls) == n
 
 
+def test_a_linked_slider_move_updates_once():
+    # chapter 6: moving p below s clamps s (k <= s <= p); that is one compute and one redraw
+    from privpca_edu.widgets.ldp import ldp_dashboard
+
+    dash = ldp_dashboard()
+    dash.controls["n_features"].value = 40
+    dash.controls["support_size"].value = 35
+    updates, computes = len(dash.timings), dash.n_computes
+    dash.controls["n_features"].value = 25
+    assert dash.controls["support_size"].value == 25 and dash.result["support_size"] == 25
+    assert (len(dash.timings), dash.n_computes) == (updates + 1, computes + 1)
+    dash.controls["n_components"].value = 5
+    dash.controls["n_features"].value = 6  # k.max = 5 and s in [5, 6]: clamped, still one update
+    assert dash.controls["support_size"].value == 6 and dash.last_error is None
+    assert len(dash.timings) == updates + 3
+
+
 def test_png_encoder_round_trips():
     live = plotting.PlanesFigure(experiments.plane_distances(20.0, 10.0))
     png = live.png()

@@ -81,6 +81,11 @@ class Dashboard(W.VBox):
     memo_size : int
         Results of this many distinct parameter settings are remembered, so returning to a
         setting redraws without recomputing (0 disables).
+    link : callable, optional
+        ``link(controls)`` keeps the controls consistent (e.g. k ≤ s ≤ p: it sets ranges, and
+        ipywidgets clamps values to them).  Called once before the first update and on every
+        control change before the update; controls it moves do not trigger updates of their
+        own, so one slider release gives one recompute and one redraw.
 
     Attributes
     ----------
@@ -95,8 +100,10 @@ class Dashboard(W.VBox):
     """
 
     def __init__(self, compute, figure, controls, *, fixed=None, title=None, caption=None, memo_size=64,
-                 image_width=None, noise_note=None):
+                 image_width=None, noise_note=None, link=None):
         self.compute = compute
+        self.link = link
+        self._linking = False
         self.figure = figure
         self.controls = OrderedDict(controls)
         self.fixed = dict(fixed or {})
@@ -129,6 +136,7 @@ class Dashboard(W.VBox):
             children.append(W.HTML(f"<div style='font-size:90%;max-width:{width_px}px'>{caption}</div>"))
         super().__init__(children)
         self.add_class("privpca-dashboard")
+        self._apply_link()
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
         self.refresh()
@@ -140,7 +148,19 @@ class Dashboard(W.VBox):
         params.update({name: control.value for name, control in self.controls.items()})
         return params
 
+    def _apply_link(self):
+        if self.link is None:
+            return
+        self._linking = True
+        try:
+            self.link(self.controls)
+        finally:
+            self._linking = False
+
     def _on_change(self, change):
+        if self._linking:  # moved by the link: the update of the change that caused it follows
+            return
+        self._apply_link()
         self.refresh()
 
     def _compute(self, params):
