@@ -73,9 +73,16 @@ def wrap(text, width):
 
 
 def encode_png(rgba):
-    """An (h, w, 4) uint8 image as RGB PNG bytes (Pillow, zlib level 1: fast, a little larger)."""
-    rgba = np.asarray(rgba)
-    image = Image.fromarray(np.ascontiguousarray(rgba[..., :3]), mode="RGB")
+    """An (h, w, 4) uint8 image as RGB PNG bytes (Pillow, zlib level 1: fast, a little larger).
+
+    Pillow reads the RGBA pixels as "RGBX" (alpha skipped while unpacking): no RGB copy is made
+    in numpy first.
+    """
+    rgba = np.ascontiguousarray(rgba, dtype=np.uint8)
+    if rgba.ndim != 3 or rgba.shape[2] != 4:
+        raise ValueError(f"encode_png needs an (h, w, 4) RGBA array, got shape {rgba.shape}")
+    height, width = rgba.shape[:2]
+    image = Image.frombytes("RGB", (width, height), rgba, "raw", "RGBX")
     out = io.BytesIO()
     image.save(out, format="PNG", compress_level=1)
     return out.getvalue()
