@@ -403,6 +403,32 @@ def test_backgrounds_are_reused_when_limits_come_back():
     assert len(calls) == n
 
 
+def test_a_limit_change_redraws_only_its_panel():
+    # chapter 1: a wider frame for the bars (n_features 10 -> 25) changes panel (a)'s limits only;
+    # the new background is panel (a) drawn alone on the bare figure, the other panels' cells reused
+    dash = widgets.attack_dashboard()
+    fig = dash.figure
+    assert fig._cells and len(fig._cells) == 3
+    canvas, drawn = fig.fig.canvas, []
+    full = canvas.draw
+    canvas.draw = lambda *a, **k: (drawn.append("figure"), full(*a, **k))[1]
+    for ax in fig.fig.axes:
+        ax.draw = (lambda ax, draw: lambda renderer: (drawn.append(ax), draw(renderer))[1])(ax, ax.draw)
+    dash.controls["n_features"].value = 25
+    assert drawn == [fig.ax_rec]
+    _assert_blit_equals_full(dash, "n_features 25")
+
+
+def test_a_panel_drawing_outside_its_cell_falls_back_to_a_full_render():
+    # chapter 3: at d = 4 the distance panel's tick labels ("2.00") reach into the next cell; the
+    # pixel check catches it and the frame is drawn in full, never composed wrongly
+    dash = widgets.angles_dashboard()
+    for d in (4, 5, 4):
+        dash.controls["n_features"].value = d
+        _assert_blit_equals_full(dash, d)
+    assert any(piece is None for _, _, cache in dash.figure._cells for piece in cache.values())
+
+
 def test_a_linked_slider_move_updates_once():
     # chapter 6: moving p below s clamps s (k <= s <= p); that is one compute and one redraw
     from privpca_edu.widgets.ldp import ldp_dashboard

@@ -26,8 +26,10 @@ from collections import OrderedDict
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
-from matplotlib.figure import Figure
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure, SubFigure
 from matplotlib.text import Text
+from matplotlib.transforms import Bbox
 from PIL import Image
 
 from . import _style as S
@@ -125,7 +127,9 @@ class LiveFigure:
     artists on top (``draw_artist``).  A background belongs to a *key*: the axis limits, the
     figure-level texts and :attr:`_static_version` (bump it after changing any non-animated
     artist, or set it to a hashable that determines every non-animated artist, e.g. which
-    legend is shown).  The last :attr:`max_backgrounds` backgrounds are kept.  Saving the
+    legend is shown).  The last :attr:`max_backgrounds` backgrounds are kept.  A new background
+    is composed panel by panel where the figure allows it (:meth:`_compose_background`): a
+    slider that changes one panel's limits re-renders that panel only.  Saving the
     figure (``savefig``, the inline backend) draws every artist as usual.  Animated 3-D
     artists are projected before drawing (the view must not change between frames); set
     ``blit = False`` to always draw in full.  Animated texts (titles and labels holding slider
@@ -144,6 +148,8 @@ class LiveFigure:
         self._static_version = 0
         self._backgrounds = OrderedDict()  # key → cached background (LRU)
         self._layout_frozen = False
+        self._cells = None  # per-panel cells of the background (see _compose_background)
+        self._base_cache = None
         self._stamps = TextStamps()
         self.data = None
         with S.house():
@@ -254,6 +260,187 @@ class LiveFigure:
             self.fig.set_layout_engine("none")
             self._layout_frozen = True
             self._backgrounds.clear()
+            self._cells = None
+
+    # -- backgrounds composed per panel ------------------------------------------------------
+    def _axes_in_draw_order(self):
+        """Top-level axes in the order a full render draws them (figure, then subfigure children
+        sorted by zorder, as ``Figure.draw`` sorts them)."""
+        order = []
+
+        def walk(container):
+            children = [c for c in container.get_children() if c is not container.patch and not c.get_animated()]
+            for child in sorted(children, key=lambda c: c.get_zorder()):
+                if isinstance(child, Axes):
+                    order.append(child)
+                elif isinstance(child, SubFigure):
+                    walk(child)
+
+        walk(self.fig)
+        return order
+
+    def _figure_level_extents(self, renderer):
+        """Window extents of what the figure (or a subfigure) draws itself: texts, legends,
+        lines, patches, images (not the axes, not the background patches)."""
+        boxes = []
+
+        def walk(container):
+            for child in container.get_children():
+                if child is container.patch or isinstance(child, Axes) or not child.get_visible():
+                    continue
+                if isinstance(child, SubFigure):
+                    walk(child)
+                elif not child.get_animated():
+                    box = child.get_window_extent(renderer)
+                    if box is not None and np.isfinite(box.get_points()).all() and box.width * box.height > 0:
+                        boxes.append(box)
+
+        walk(self.fig)
+        return boxes
+
+    def _make_cells(self):
+        """Split the figure into one rectangle (*cell*) per panel, or per group of overlapping
+        panels, so that a panel whose axis limits change is re-rendered alone (see
+        :meth:`_compose_background`).  ``False`` when the figure does not split (3-D axes, one
+        panel)."""
+        renderer = self.fig.canvas.get_renderer()
+        axes = self._axes_in_draw_order()
+        if len(axes) < 2 or any(ax.name != "rectilinear" for ax in axes):
+            return False
+        width, height = self.fig.canvas.get_width_height()
+        pad = 3  # anti-aliased edges; a panel drawing outside its cell is caught in _render_cell anyway
+
+        def extent(group):
+            boxes = []
+            for ax in group:
+                extra = [c for c in ax.get_children() if c.get_visible() and not c.get_animated()]
+                box = ax.get_tightbbox(renderer, bbox_extra_artists=extra)
+                if box is not None:
+                    boxes.append(box)
+            x0 = max(0, math.floor(min(b.x0 for b in boxes)) - pad)
+            y0 = max(0, math.floor(min(b.y0 for b in boxes)) - pad)
+            x1 = min(width, math.ceil(max(b.x1 for b in boxes)) + pad)
+            y1 = min(height, math.ceil(max(b.y1 for b in boxes)) + pad)
+            return [x0, y0, x1, y1]
+
+        def overlap(a, b):
+            return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+        groups = [[ax] for ax in axes]
+        while True:  # merge panels whose drawings overlap (twin axes, a legend over a neighbour)
+            boxes = [extent(g) for g in groups]
+            pair = next(((i, j) for i in range(len(groups)) for j in range(i + 1, len(groups))
+                         if overlap(boxes[i], boxes[j])), None)
+            if pair is None:
+                break
+            i, j = pair
+            merged = set(groups[i]) | set(groups[j])
+            groups = [g for k, g in enumerate(groups) if k not in pair] + [[ax for ax in axes if ax in merged]]
+        if len(groups) < 2:
+            return False
+        # Grow every cell towards its neighbours, by up to half the gap (tick labels that get
+        # longer after a limit change stay inside), but never over what the figure draws itself.
+        figure_boxes = [[b.x0, b.y0, b.x1, b.y1] for b in self._figure_level_extents(renderer)]
+        grown = []
+        for i, (x0, y0, x1, y1) in enumerate(boxes):
+            # a neighbouring panel: up to half the gap; what the figure draws: up to its edge
+            obstacles = [(b, 0.5) for j, b in enumerate(boxes) if j != i] + [(b, 1.0) for b in figure_boxes]
+            left, bottom, right, top = 0.0, 0.0, float(width), float(height)
+            for b, share in obstacles:
+                if b[1] < y1 and y0 < b[3]:  # beside it
+                    if b[2] <= x0:
+                        left = max(left, x0 - share * (x0 - b[2]))
+                    if b[0] >= x1:
+                        right = min(right, x1 + share * (b[0] - x1))
+                if b[0] < x1 and x0 < b[2]:  # above or below it
+                    if b[3] <= y0:
+                        bottom = max(bottom, y0 - share * (y0 - b[3]))
+                    if b[1] >= y1:
+                        top = min(top, y1 + share * (b[1] - y1))
+            grown.append([math.ceil(left), math.ceil(bottom), math.floor(right), math.floor(top)])
+        clean = all(not overlap(a, b) for i, a in enumerate(grown) for b in grown[i + 1:]) and all(
+            not overlap(a, b) for a in grown for b in figure_boxes) and all(
+            g[0] <= b[0] and g[1] <= b[1] and g[2] >= b[2] and g[3] >= b[3] for g, b in zip(grown, boxes))
+        cells = grown if clean else boxes
+        if any(overlap(a, b) for a in cells for b in figure_boxes):
+            return False
+        return [(tuple(group), tuple(int(v) for v in cell), OrderedDict()) for group, cell in zip(groups, cells)]
+
+    def _base(self):
+        """The figure with no axes drawn (its background, subfigure patches, figure texts): what
+        every cell is drawn on.  Cached under the figure-level part of the key."""
+        key = (tuple((t.get_text(), t.get_visible()) for t in self.fig.texts), self._static_version)
+        if self._base_cache is not None and self._base_cache[0] == key:
+            return self._base_cache
+        axes = self.fig.axes
+        shown = [ax.get_visible() for ax in axes]
+        try:
+            for ax in axes:
+                ax.set_visible(False)
+            self._full_draw()
+        finally:
+            for ax, visible in zip(axes, shown):
+                ax.set_visible(visible)
+        canvas = self.fig.canvas
+        # a figure text that has grown into a panel's cell would be drawn under the panel: no cells
+        boxes = self._figure_level_extents(canvas.get_renderer())
+        usable = not any(b.x0 < x1 and x0 < b.x1 and b.y0 < y1 and y0 < b.y1
+                         for b in boxes for _, (x0, y0, x1, y1), _ in self._cells)
+        self._base_cache = (key, canvas.copy_from_bbox(self.fig.bbox), np.array(canvas.buffer_rgba()), usable)
+        return self._base_cache
+
+    def _render_cell(self, group, cell, base):
+        """Draw one group of panels (non-animated artists) on the bare figure and copy its cell;
+        ``None`` if anything it draws falls outside the cell (the caller then draws in full)."""
+        canvas = self.fig.canvas
+        canvas.restore_region(base[1])
+        renderer = canvas.get_renderer()
+        with S.house():
+            for ax in group:
+                ax.draw(renderer)
+        x0, y0, x1, y1 = cell
+        now, before = np.asarray(canvas.buffer_rgba()), base[2]
+        top, bottom = now.shape[0] - y1, now.shape[0] - y0  # buffer rows run downwards
+        if not (np.array_equal(now[:top], before[:top]) and np.array_equal(now[bottom:], before[bottom:])
+                and np.array_equal(now[top:bottom, :x0], before[top:bottom, :x0])
+                and np.array_equal(now[top:bottom, x1:], before[top:bottom, x1:])):
+            return None
+        return canvas.copy_from_bbox(Bbox.from_extents(x0, y0, x1, y1))
+
+    def _compose_background(self):
+        """Put the background of the current state in the canvas from per-panel pieces; False
+        if it cannot (the caller draws the figure in full).
+
+        A full render of a multi-panel figure redraws every panel's ticks, labels and legends
+        although a slider usually changes the limits of one panel only.  Each panel (a group of
+        axes whose drawings overlap) owns a rectangle of the figure, its *cell*; the panel's
+        non-animated artists are drawn alone on the bare figure (:meth:`_base`) and the cell is
+        cached under that panel's limits.  Nothing else draws in a cell (checked pixel by pixel
+        when a cell is drawn), so the cells pasted on the bare figure are the full render.
+        """
+        if self._cells is None:
+            self._cells = self._make_cells()
+        if not self._cells:
+            return False
+        base = self._base()
+        if not base[3]:
+            return False
+        pieces = []
+        for group, cell, cache in self._cells:
+            key = (tuple((ax.get_xlim(), ax.get_ylim()) for ax in group), base[0])
+            if key not in cache:
+                cache[key] = self._render_cell(group, cell, base)
+                while len(cache) > self.max_backgrounds:
+                    cache.popitem(last=False)
+            cache.move_to_end(key)
+            if cache[key] is None:
+                return False
+            pieces.append(cache[key])
+        canvas = self.fig.canvas
+        canvas.restore_region(base[1])
+        for piece in pieces:
+            canvas.restore_region(piece)
+        return True
 
     def render(self):
         """Render the figure into the canvas buffer (blitting when possible)."""
@@ -271,7 +458,8 @@ class LiveFigure:
             key = self._key()
             background = self._backgrounds.get(key)
             if background is None:
-                self._full_draw()  # animated artists are skipped here
+                if not self._compose_background():
+                    self._full_draw()  # animated artists are skipped here
                 self._backgrounds[key] = canvas.copy_from_bbox(self.fig.bbox)
                 while len(self._backgrounds) > self.max_backgrounds:
                     self._backgrounds.popitem(last=False)
