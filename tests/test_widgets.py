@@ -390,10 +390,10 @@ def test_blitted_frames_equal_a_full_render(name):
 
 def test_backgrounds_are_reused_when_limits_come_back():
     dash = widgets.attack_dashboard()
-    canvas = dash.figure.fig.canvas
+    fig = dash.figure.fig  # a full render (LiveFigure._full_draw) is figure.draw
     calls = []
-    draw = canvas.draw
-    canvas.draw = lambda *a, **k: (calls.append(1), draw(*a, **k))[1]
+    draw = fig.draw
+    fig.draw = lambda *a, **k: (calls.append(1), draw(*a, **k))[1]
     dash.controls["n_features"].value = 25  # a wider frame for the bars: a new background
     dash.controls["n_features"].value = 8
     n = len(calls)
@@ -409,9 +409,9 @@ def test_a_limit_change_redraws_only_its_panel():
     dash = widgets.attack_dashboard()
     fig = dash.figure
     assert fig._cells and len(fig._cells) == 3
-    canvas, drawn = fig.fig.canvas, []
-    full = canvas.draw
-    canvas.draw = lambda *a, **k: (drawn.append("figure"), full(*a, **k))[1]
+    drawn = []
+    full = fig.fig.draw
+    fig.fig.draw = lambda *a, **k: (drawn.append("figure"), full(*a, **k))[1]
     for ax in fig.fig.axes:
         ax.draw = (lambda ax, draw: lambda renderer: (drawn.append(ax), draw(renderer))[1])(ax, ax.draw)
     dash.controls["n_features"].value = 25

@@ -28,12 +28,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
-from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 from PIL import Image
 
 from . import _style as S
-from ._stamps import TextStamps
+from ._stamps import StampRenderer
 
 __all__ = ["LiveFigure", "StaticFigure", "band_verts", "new_figure", "encode_png", "nice_ceil", "wrap", "bar_collection", "set_bar_heights"]
 
@@ -132,9 +131,10 @@ class LiveFigure:
     slider that changes one panel's limits re-renders that panel only.  Saving the
     figure (``savefig``, the inline backend) draws every artist as usual.  Animated 3-D
     artists are projected before drawing (the view must not change between frames); set
-    ``blit = False`` to always draw in full.  Animated texts (titles and labels holding slider
-    values) are blended from a cache of rendered texts (:class:`._stamps.TextStamps`): text is
-    most of the cost of a frame, and a dashboard's texts repeat.
+    ``blit = False`` to always draw in full.  Every line of text a live figure draws (titles
+    and labels holding slider values, tick labels, legends) is blended from a cache of rendered
+    lines (:class:`._stamps.StampRenderer`): text is most of the cost of a frame, and a
+    dashboard's texts repeat.
     """
 
     height = 4.0
@@ -150,7 +150,7 @@ class LiveFigure:
         self._layout_frozen = False
         self._cells = None  # per-panel cells of the background (see _compose_background)
         self._base_cache = None
-        self._stamps = TextStamps()
+        self._stamps = None  # the StampRenderer around the canvas renderer (see _renderer)
         self.data = None
         with S.house():
             self._build()
@@ -251,10 +251,21 @@ class LiveFigure:
         texts = tuple((t.get_text(), t.get_visible()) for t in self.fig.texts)
         return limits, texts, self._static_version
 
+    def _renderer(self):
+        """The canvas's Agg renderer wrapped in the figure's :class:`._stamps.StampRenderer`."""
+        renderer = self.fig.canvas.get_renderer()
+        if self._stamps is None:
+            self._stamps = StampRenderer(renderer)
+        elif self._stamps.renderer is not renderer:  # a new canvas size or dpi (savefig): new buffer
+            self._stamps.renderer = renderer
+        return self._stamps
+
     def _full_draw(self):
-        canvas = self.fig.canvas
+        """What ``canvas.draw()`` does, with texts from the stamp cache."""
+        renderer = self._renderer()
         with S.house():
-            canvas.draw()
+            renderer.clear()
+            self.fig.draw(renderer)
         if not self._layout_frozen:
             # the layout of the first render is kept: later frames never move the axes
             self.fig.set_layout_engine("none")
@@ -394,7 +405,7 @@ class LiveFigure:
         ``None`` if anything it draws falls outside the cell (the caller then draws in full)."""
         canvas = self.fig.canvas
         canvas.restore_region(base[1])
-        renderer = canvas.get_renderer()
+        renderer = self._renderer()
         with S.house():
             for ax in group:
                 ax.draw(renderer)
@@ -466,17 +477,16 @@ class LiveFigure:
             else:
                 self._backgrounds.move_to_end(key)
                 canvas.restore_region(background)
-            renderer = canvas.get_renderer()
+            renderer = self._renderer()
             for group in dynamic:
                 for artist in sorted(group, key=lambda a: a.get_zorder()):
                     if hasattr(artist, "do_3d_projection"):  # 3-D collections project in Axes3D.draw,
                         artist.do_3d_projection()  # which the blitting path does not run
-                    if isinstance(artist, Text) and self._stamps.draw(artist, renderer):
-                        continue  # a title or label seen before: its stamp, blended (see _stamps)
-                    self.fig.draw_artist(artist)
+                    artist.draw(renderer)  # = figure.draw_artist, texts from their stamps
+        renderer = self._renderer()
         for message in messages:  # last, on top of every axes (animated ones are not in the draw)
             if message.get_visible() and message.get_animated():
-                self.fig.draw_artist(message)
+                message.draw(renderer)
 
     def png(self):
         """Render the figure and return PNG bytes."""
