@@ -214,6 +214,7 @@ class LiveFigure:
         self._layout_frozen = False
         self._cells = None  # per-panel cells of the background (see _compose_background)
         self._base_cache = None
+        self._base_pending = None
         self._stamps = None  # the StampRenderer around the canvas renderer (see _renderer)
         self.data = None
         with S.house():
@@ -441,10 +442,12 @@ class LiveFigure:
             return False
         return [(tuple(group), tuple(int(v) for v in cell), OrderedDict()) for group, cell in zip(groups, cells)]
 
-    def _base(self):
+    def _base_key(self):
+        return tuple((t.get_text(), t.get_visible()) for t in self.fig.texts), self._static_version
+
+    def _base(self, key):
         """The figure with no axes drawn (its background, subfigure patches, figure texts): what
         every cell is drawn on.  Cached under the figure-level part of the key."""
-        key = (tuple((t.get_text(), t.get_visible()) for t in self.fig.texts), self._static_version)
         if self._base_cache is not None and self._base_cache[0] == key:
             return self._base_cache
         axes = self.fig.axes
@@ -497,7 +500,13 @@ class LiveFigure:
             self._cells = self._make_cells()
         if not self._cells:
             return False
-        base = self._base()
+        key = self._base_key()
+        if self._base_cache is not None and self._base_cache[0] != key and self._base_pending != key:
+            # Every cell is invalid (a legend changed, a figure text): one full render costs less
+            # than the bare figure plus every panel.  Cells come back at the next miss of this state.
+            self._base_pending = key
+            return False
+        base = self._base(key)
         if not base[3]:
             return False
         pieces = []
