@@ -446,6 +446,28 @@ def test_a_linked_slider_move_updates_once():
     assert len(dash.timings) == updates + 3
 
 
+def test_an_epsilon_move_rasterises_only_what_changed():
+    # titles are rows of short pieces (TitleBlock) and every line of text is cached as a stamp:
+    # an ε move draws the changed numbers anew, not whole titles, ticks or legends
+    from privpca_edu.widgets.ldp import ldp_dashboard
+
+    for make, most in ((widgets.attack_dashboard, 7), (ldp_dashboard, 12)):
+        dash = make()
+        stamps = dash.figure._stamps
+        dash.controls["epsilon"].value = 2.0
+        for value in (0.5, 3.0):
+            misses, glyphs = stamps.misses, sum(len(key[0]) for key in stamps._cache)
+            dash.controls["epsilon"].value = value
+            assert stamps.misses - misses <= most, (make.__name__, value, stamps.misses - misses)
+            new = sum(len(key[0]) for key in stamps._cache) - glyphs  # characters of the new lines
+            assert new <= 12 * most, (make.__name__, value, new)
+    # the pieces of a title row follow each other without gap or overlap
+    renderer = dash.figure.fig.canvas.get_renderer()
+    for row in dash.figure.t_n.pieces:
+        boxes = [piece.get_window_extent(renderer) for piece in row]
+        assert all(abs(a.x1 - b.x0) < 0.5 for a, b in zip(boxes, boxes[1:])), [(b.x0, b.x1) for b in boxes]
+
+
 def test_png_encoder_round_trips():
     live = plotting.PlanesFigure(experiments.plane_distances(20.0, 10.0))
     png = live.png()

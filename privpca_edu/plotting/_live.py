@@ -13,8 +13,9 @@ an experiment result.  The same class serves three uses:
 
 Only matplotlib's public API is used: figures are :class:`matplotlib.figure.Figure` objects on
 a plain Agg canvas (no ``pyplot``: not shown twice by the inline backend, no GUI, safe from
-widget callbacks); blitting is ``copy_from_bbox`` / ``restore_region`` / ``draw_artist``; PNGs
-are encoded by Pillow.
+widget callbacks); blitting is ``copy_from_bbox`` / ``restore_region`` / ``artist.draw(renderer)``
+(what ``draw_artist`` does, with the renderer wrapped so that text comes from a cache of rendered
+lines, :mod:`._stamps`); PNGs are encoded by Pillow.
 """
 
 from __future__ import annotations
