@@ -25,11 +25,13 @@ import math
 from collections import OrderedDict
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
-from matplotlib.transforms import Bbox
+from matplotlib.text import Text
+from matplotlib.transforms import Affine2D, Bbox, ScaledTranslation
 from PIL import Image
 
 from . import _style as S
@@ -108,45 +110,52 @@ def set_bar_heights(bars, x, heights, width, bottom=0.0):
     bars.set_verts(np.stack([np.column_stack(c) for c in ((left, zero), (left, h), (right, h), (right, zero))], axis=1))
 
 
-class TitleBlock:
+class TitleBlock(Artist):
     """A panel title of several lines made of short texts: a slider move redraws few glyphs.
 
     Rendering a line of text costs about its number of glyphs, and a title line like "local
     error at n = 1,000,000: 1.38" changes with every ε although only "1.38" did.  Here every line
-    is a row of *pieces*, each its own text placed at the right end of the previous one (same
-    baseline), so a piece that did not change is drawn from its stamp (:mod:`._stamps`) and only
-    the changed pieces are rasterised.  Put what changes most often at the end of a line.  The
-    block sits above the axes, left-aligned with them, as ``set_title(loc="left")`` places a
-    title (same size, pad and line spacing).
+    is a row of *pieces*, each its own :class:`~matplotlib.text.Text`, drawn one after the other
+    on the line's baseline (each at the right end of the previous one), so a piece that did not
+    change is drawn from its stamp (:mod:`._stamps`) and only the changed pieces are rasterised.
+    Put what changes most often at the end of a line.  The block sits above the axes, left-aligned
+    with them, as ``set_title(loc="left")`` places a title (same size, pad and line spacing).
 
     ``set("(c) ε = ", "4")`` with one argument per line; a line is a string or a tuple of
-    pieces.  Pieces are created as needed (animated when ``animated``).
+    pieces.  The block is one artist (added to the axes, animated when ``animated``); its pieces
+    are its children.
     """
 
     def __init__(self, ax, rows, *, animated=True, fontsize=None, linespacing=1.2, **text_kw):
         import matplotlib as mpl
         from matplotlib.font_manager import FontProperties
 
-        self.ax = ax
-        self.animated = animated
-        self.fontsize = fontsize if fontsize is not None else mpl.rcParams["axes.titlesize"]
+        super().__init__()
         self.text_kw = dict(text_kw)
-        size = self.text_kw.setdefault("fontsize", self.fontsize)
+        size = self.text_kw.setdefault("fontsize", fontsize if fontsize is not None else mpl.rcParams["axes.titlesize"])
         points = FontProperties(size=size).get_size_in_points()
         pad = mpl.rcParams["axes.titlepad"]
         # baselines: the last line's where a title's last line has its baseline (pad points above
         # the axes); lines linespacing × the font's height apart (DejaVu Sans: 1 em), as in a Text
         self._rise = [pad + (rows - 1 - r) * linespacing * points for r in range(rows)]
         self.pieces = [[] for _ in range(rows)]
+        self._shifts = {}  # piece -> its Affine2D offset along the line (px)
+        self._widths = {}  # (text, dpi) -> width in px
+        self.set_zorder(3)  # a text's
+        self.set_animated(animated)
+        ax.add_artist(self)
+        self.set_clip_on(False)  # (add_artist clips to the axes patch)
 
     def _piece(self, row, i):
         line = self.pieces[row]
         while len(line) <= i:
-            xy, coords = ((0.0, 1.0), "axes fraction") if not line else ((1.0, 1.0), (line[-1], "axes fraction"))
-            piece = self.ax.annotate("", xy=xy, xycoords=coords, xytext=(0.0, self._rise[row]),
-                                     textcoords="offset points", ha="left", va="baseline", annotation_clip=False,
-                                     **self.text_kw)
-            piece.set_animated(self.animated)
+            fig = self.axes.get_figure(root=False)
+            shift = Affine2D()
+            transform = (self.axes.transAxes + ScaledTranslation(0.0, self._rise[row] / 72.0, fig.dpi_scale_trans)
+                         + shift)
+            piece = Text(0.0, 1.0, "", ha="left", va="baseline", transform=transform, clip_on=False, **self.text_kw)
+            piece.set_figure(fig)
+            self._shifts[piece] = shift
             line.append(piece)
         return line[i]
 
@@ -161,14 +170,49 @@ class TitleBlock:
                 self._piece(row, i).set_text(part)
             for piece in self.pieces[row][len(parts):]:
                 piece.set_text("")
+        self.stale = True
         return self
 
     def get_text(self):
         """The title as one string (lines joined by newlines), e.g. for tests and alt text."""
         return "\n".join("".join(p.get_text() for p in line) for line in self.pieces).rstrip("\n")
 
-    def artists(self):
+    def get_children(self):
         return [piece for line in self.pieces for piece in line]
+
+    def _place(self, renderer):
+        """Put every piece at the right end of the previous one (whole-pixel widths)."""
+        for line in self.pieces:
+            x = 0.0
+            for piece in line:
+                shift = self._shifts[piece]
+                if shift.get_matrix()[0, 2] != x:
+                    shift.clear().translate(x, 0.0)
+                text = piece.get_text()
+                if text:
+                    key = (text, renderer.dpi)  # every piece has the block's font
+                    width = self._widths.get(key)
+                    if width is None:
+                        width = self._widths[key] = piece.get_window_extent(renderer).width
+                        if len(self._widths) > 4000:
+                            self._widths.clear()
+                    x += width
+
+    def get_window_extent(self, renderer=None):
+        if renderer is None:
+            renderer = self.axes.get_figure(root=True).canvas.get_renderer()
+        self._place(renderer)
+        boxes = [p.get_window_extent(renderer) for p in self.get_children() if p.get_text()]
+        return Bbox.union(boxes) if boxes else Bbox.null()
+
+    def draw(self, renderer):
+        if not self.get_visible():
+            return
+        self._place(renderer)
+        for piece in self.get_children():
+            if piece.get_text():
+                piece.draw(renderer)
+        self.stale = False
 
 
 class LiveFigure:
