@@ -369,6 +369,22 @@ def test_random_slider_walks_blit_what_a_full_render_draws(name):
         _assert_blit_equals_full(dash, (step, control, value))
 
 
+@pytest.mark.parametrize("name", ["attack", "ldp"])
+def test_long_walks_compose_backgrounds_that_equal_a_full_render(name):
+    # chapters 1 and 6 redraw single panels (cells), titles from pieces and every text from
+    # stamps: after many random moves, every frame is still the full render of its state
+    dash = _dashboard(name)
+    rng = np.random.default_rng(7)
+    names = list(dash.controls)
+    for step in range(12):
+        control = names[rng.integers(len(names))]
+        value = random_value(dash.controls[control], rng)
+        dash.controls[control].value = value
+        assert dash.last_error is None, dash.last_error
+        _assert_blit_equals_full(dash, (step, control, value))
+    assert any(len(cache) > 1 for _, _, cache in dash.figure._cells)  # panels were redrawn alone
+
+
 @pytest.mark.parametrize("name", sorted(BLIT_MOVES))
 def test_blitted_frames_equal_a_full_render(name):
     # After every control move the PNG the dashboard shows (cached background + animated artists,
