@@ -26,7 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
@@ -261,6 +261,7 @@ class LiveFigure:
         self._base_cache = None
         self._base_pending = None
         self._stamps = None  # the StampRenderer around the canvas renderer (see _renderer)
+        self._frozen = {}  # artist -> (static version, (image, x, y)) (see _freeze)
         self.data = None
         with S.house():
             self._build()
@@ -300,6 +301,45 @@ class LiveFigure:
             elif self.blit:
                 artist.set_animated(True)
         return artists[0] if len(artists) == 1 else artists
+
+    def _freeze(self, *artists):
+        """Artists that never change and lie outside every axes' data area (legends beside or
+        below a panel): drawn from an image of themselves, made once (per :attr:`_static_version`),
+        so that redrawing their panel (a new axis limit) does not lay them out again.
+
+        They are animated (left out of the cached backgrounds) and blended like a text stamp:
+        the same pixels as drawing them, to within rounding.  Nothing else may be drawn over them.
+        """
+        for artist in artists:
+            if artist is not None and self.blit:
+                artist.set_animated(True)
+                self._frozen[artist] = None
+        return artists[0] if len(artists) == 1 else artists
+
+    def _draw_frozen(self, artist, renderer):
+        entry = self._frozen[artist]
+        if entry is None or entry[0] != self._static_version:
+            width, height = self.fig.canvas.get_width_height()
+            canvas = RendererAgg(width, height, self.fig.dpi)  # same size: same sub-pixel phases
+            with S.house():
+                artist.draw(canvas)
+            rgba = np.asarray(canvas.buffer_rgba())
+            alpha = rgba[..., 3]
+            rows, cols = np.flatnonzero(alpha.any(axis=1)), np.flatnonzero(alpha.any(axis=0))
+            if rows.size == 0:
+                image = None
+            else:
+                top, end, first, last = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+                # buffer rows run downwards; draw_image takes rows upwards from (x, y)
+                image = (np.ascontiguousarray(rgba[top:end, first:last][::-1]), first, height - end)
+            entry = self._frozen[artist] = (self._static_version, image)
+        if entry[1] is not None:
+            image, x, y = entry[1]
+            gc = renderer.new_gc()
+            try:
+                renderer.draw_image(gc, x, y, image)
+            finally:
+                gc.restore()
 
     def _spines_below(self, *axes, zorder=None):
         """Draw the axes frame under the data (markers at the edge, vertical lines) in every render.
@@ -600,7 +640,10 @@ class LiveFigure:
                 for artist in sorted(group, key=lambda a: a.get_zorder()):
                     if hasattr(artist, "do_3d_projection"):  # 3-D collections project in Axes3D.draw,
                         artist.do_3d_projection()  # which the blitting path does not run
-                    artist.draw(renderer)  # = figure.draw_artist, texts from their stamps
+                    if artist in self._frozen:
+                        self._draw_frozen(artist, renderer)
+                    else:
+                        artist.draw(renderer)  # = figure.draw_artist, texts from their stamps
         renderer = self._renderer()
         for message in messages:  # last, on top of every axes (animated ones are not in the draw)
             if message.get_visible() and message.get_animated():
