@@ -455,6 +455,22 @@ def test_dps_dashboard_draws_theorem_43_at_the_iterates_it_bounds():
     assert len(dash.figure.l_terms["total"].get_data()[0]) == 0 and dash.figure.t_silent.get_visible()
 
 
+@pytest.mark.parametrize("name", ["attack", "ldp"])
+def test_long_walks_compose_backgrounds_that_equal_a_full_render(name):
+    # chapters 1 and 6 redraw single panels (cells), titles from pieces and every text from
+    # stamps: after many random moves, every frame is still the full render of its state
+    dash = _dashboard(name)
+    rng = np.random.default_rng(7)
+    names = list(dash.controls)
+    for step in range(12):
+        control = names[rng.integers(len(names))]
+        value = random_value(dash.controls[control], rng)
+        dash.controls[control].value = value
+        assert dash.last_error is None, dash.last_error
+        _assert_blit_equals_full(dash, (step, control, value))
+    assert any(len(cache) > 1 for _, _, cache in dash.figure._cells)  # panels were redrawn alone
+
+
 @pytest.mark.parametrize("name", sorted(BLIT_MOVES))
 def test_blitted_frames_equal_a_full_render(name):
     # After every control move the PNG the dashboard shows (cached background + animated artists,
@@ -476,10 +492,10 @@ def test_blitted_frames_equal_a_full_render(name):
 
 def test_backgrounds_are_reused_when_limits_come_back():
     dash = widgets.attack_dashboard()
-    canvas = dash.figure.fig.canvas
+    fig = dash.figure.fig  # a full render (LiveFigure._full_draw) is figure.draw
     calls = []
-    draw = canvas.draw
-    canvas.draw = lambda *a, **k: (calls.append(1), draw(*a, **k))[1]
+    draw = fig.draw
+    fig.draw = lambda *a, **k: (calls.append(1), draw(*a, **k))[1]
     dash.controls["n_features"].value = 25  # a wider frame for the bars: a new background
     dash.controls["n_features"].value = 8
     n = len(calls)
@@ -487,6 +503,71 @@ def test_backgrounds_are_reused_when_limits_come_back():
     dash.controls["n_features"].value = 9
     dash.controls["epsilon"].value = 3.0
     assert len(calls) == n
+
+
+def test_a_limit_change_redraws_only_its_panel():
+    # chapter 1: a wider frame for the bars (n_features 10 -> 25) changes panel (a)'s limits only;
+    # the new background is panel (a) drawn alone on the bare figure, the other panels' cells reused
+    dash = widgets.attack_dashboard()
+    fig = dash.figure
+    assert fig._cells and len(fig._cells) == 3
+    drawn = []
+    full = fig.fig.draw
+    fig.fig.draw = lambda *a, **k: (drawn.append("figure"), full(*a, **k))[1]
+    for ax in fig.fig.axes:
+        ax.draw = (lambda ax, draw: lambda renderer: (drawn.append(ax), draw(renderer))[1])(ax, ax.draw)
+    dash.controls["n_features"].value = 25
+    assert drawn == [fig.ax_rec]
+    _assert_blit_equals_full(dash, "n_features 25")
+
+
+def test_a_panel_drawing_outside_its_cell_falls_back_to_a_full_render():
+    # chapter 3: at d = 4 the distance panel's tick labels ("2.00") reach into the next cell; the
+    # pixel check catches it and the frame is drawn in full, never composed wrongly
+    dash = widgets.angles_dashboard()
+    for d in (4, 5, 4):
+        dash.controls["n_features"].value = d
+        _assert_blit_equals_full(dash, d)
+    assert any(piece is None for _, _, cache in dash.figure._cells for piece in cache.values())
+
+
+def test_a_linked_slider_move_updates_once():
+    # chapter 6: moving p below s clamps s (k <= s <= p); that is one compute and one redraw
+    from privpca_edu.widgets.ldp import ldp_dashboard
+
+    dash = ldp_dashboard()
+    dash.controls["n_features"].value = 40
+    dash.controls["support_size"].value = 35
+    updates, computes = len(dash.timings), dash.n_computes
+    dash.controls["n_features"].value = 25
+    assert dash.controls["support_size"].value == 25 and dash.result["support_size"] == 25
+    assert (len(dash.timings), dash.n_computes) == (updates + 1, computes + 1)
+    dash.controls["n_components"].value = 5
+    dash.controls["n_features"].value = 6  # k.max = 5 and s in [5, 6]: clamped, still one update
+    assert dash.controls["support_size"].value == 6 and dash.last_error is None
+    assert len(dash.timings) == updates + 3
+
+
+def test_an_epsilon_move_rasterises_only_what_changed():
+    # titles are rows of short pieces (TitleBlock) and every line of text is cached as a stamp:
+    # an ε move draws the changed numbers anew, not whole titles, ticks or legends
+    from privpca_edu.widgets.ldp import ldp_dashboard
+
+    for make, most in ((widgets.attack_dashboard, 7), (ldp_dashboard, 12)):
+        dash = make()
+        stamps = dash.figure._stamps
+        dash.controls["epsilon"].value = 2.0
+        for value in (0.5, 3.0):
+            misses, glyphs = stamps.misses, sum(len(key[0]) for key in stamps._cache)
+            dash.controls["epsilon"].value = value
+            assert stamps.misses - misses <= most, (make.__name__, value, stamps.misses - misses)
+            new = sum(len(key[0]) for key in stamps._cache) - glyphs  # characters of the new lines
+            assert new <= 12 * most, (make.__name__, value, new)
+    # the pieces of a title row follow each other without gap or overlap
+    renderer = dash.figure.fig.canvas.get_renderer()
+    for row in dash.figure.t_n.pieces:
+        boxes = [piece.get_window_extent(renderer) for piece in row]
+        assert all(abs(a.x1 - b.x0) < 0.5 for a, b in zip(boxes, boxes[1:])), [(b.x0, b.x1) for b in boxes]
 
 
 def test_png_encoder_round_trips():

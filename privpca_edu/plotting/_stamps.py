@@ -1,16 +1,20 @@
-"""Text drawn once, then blended as an image: fast redraws of changing titles and labels.
+"""Text lines drawn once, then blended as images: fast redraws of titles, labels, ticks, legends.
 
-Rendering text is most of the cost of a blitted frame: matplotlib lays out and rasterises every
-glyph with FreeType on every draw.  Titles and value labels of a dashboard repeat (a slider
-moved back, the same ε, the texts that do not depend on the moved slider), so
-:class:`TextStamps` keeps each text drawn a second time as an RGBA image and blends it with the
-renderer's public ``draw_image``.  A stamp is made by drawing a copy of the
-text on a small transparent Agg canvas, its anchor at the same sub-pixel phase (1/64 px) as on
-the figure, so that FreeType rasterises the same glyphs; blending that image "over" the
-figure is what drawing the text there does (up to one level of rounding per channel, which the
-blitting tests allow).  Only plain texts are stamped: no bounding box, no path effects, no clip
-box, no TeX, and lines aligned as the whole text is (matplotlib's default; the package sets no
-other ``multialignment``); the rest are drawn as usual.
+Rendering text is most of the cost of a matplotlib frame: Agg lays out, hints and rasterises
+every glyph with FreeType on every draw (about 2 ms for a 40-character line on the book's
+machines).  A dashboard's texts repeat: tick labels, axis labels and legends every time a panel
+is redrawn, titles whose slider value comes back, the lines of a title that did not change.
+:class:`StampRenderer` wraps the canvas's Agg renderer and answers every ``draw_text`` call (one
+line of text; a multi-line text makes one call per line) from a cache of *stamps*: the line as
+Agg draws it on a small transparent canvas, blended onto the figure with the renderer's public
+``draw_image``.  Everything else is passed to the wrapped renderer.
+
+Exactness.  Agg places glyphs at ``round(64 · position)`` (FreeType's 1/64 px), so a line drawn
+at a position shifted by whole pixels is the same raster, shifted.  A stamp is drawn at the same
+fractional position as the text on the figure and keyed by it; blending it "over" the figure is
+what drawing the text there does (plain text: the same pixels; mathtext: within a few levels of
+rounding).  Texts with a clip path, TeX, or a line whose stamp would not fit its canvas are drawn
+as usual.
 """
 
 from __future__ import annotations
@@ -18,110 +22,115 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
+import matplotlib as mpl
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.text import Text
-from matplotlib.transforms import IdentityTransform
+from matplotlib.backends.backend_agg import RendererAgg
 
-__all__ = ["TextStamps"]
-
-_PHASE = 64  # FreeType positions glyphs in 1/64 px
+__all__ = ["StampRenderer"]
 
 
-class TextStamps:
-    """A cache of rendered texts (LRU, ``max_items`` images) and the code that blends them."""
+class StampRenderer:
+    """An Agg renderer whose ``draw_text`` blends cached stamps (an LRU of ``max_items`` lines).
 
-    def __init__(self, max_items=400):
+    Pass it wherever matplotlib expects the canvas's renderer (``artist.draw(renderer)``,
+    ``figure.draw(renderer)``); attributes other than ``draw_text`` are the wrapped renderer's.
+    ``hits`` and ``misses`` count cache look-ups; ``direct`` counts lines drawn without a stamp.
+    """
+
+    def __init__(self, renderer, max_items=2000):
+        self.renderer = renderer
         self.max_items = int(max_items)
         self._cache = OrderedDict()
-        self._seen = OrderedDict()  # keys drawn once without a stamp
-        self.hits = self.misses = 0
+        self.hits = self.misses = self.direct = 0
 
-    @staticmethod
-    def stampable(text):
-        return (type(text) is Text and text.get_text() != "" and text.get_bbox_patch() is None
-                and not text.get_path_effects() and not text.get_usetex()
-                and not (text.get_clip_on() and (text.get_clip_box() is not None or text.get_clip_path() is not None)))
+    def __getattr__(self, name):  # everything but draw_text: the wrapped Agg renderer
+        return getattr(self.renderer, name)
 
-    def draw(self, text, renderer):
-        """Draw ``text`` on ``renderer`` from its stamp; False (nothing drawn) if it cannot be stamped."""
-        if not text.get_visible():
-            return True
-        if not self.stampable(text):
-            return False
-        x, y = text.get_transform().transform(text.get_unitless_position())
-        if not (math.isfinite(x) and math.isfinite(y)):
-            return False
-        ix, fx = divmod(int(round(x * _PHASE)), _PHASE)
-        iy, fy = divmod(int(round(y * _PHASE)), _PHASE)
-        key = (text.get_text(), tuple(np.round(_rgba(text), 6)), hash(text.get_fontproperties()), text.get_rotation(),
-               text.get_horizontalalignment(), text.get_verticalalignment(),
-               text.get_linespacing(), text.get_rotation_mode(), text.get_antialiased(), renderer.dpi, fx, fy)
+    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+        renderer = self.renderer
+        clip_path, _ = gc.get_clip_path()
+        if ismath == "TeX" or clip_path is not None or not (math.isfinite(x) and math.isfinite(y)):
+            self.direct += 1
+            return renderer.draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+        up = renderer.height - y  # Agg's y runs downwards; FreeType's (and draw_image's) upwards
+        ix, iy = math.floor(x), math.floor(up)
+        fx, fy = x - ix, up - iy
+        key = (s, bool(ismath), hash(prop), float(angle), tuple(gc.get_rgb()), gc.get_alpha(), gc.get_forced_alpha(),
+               gc.get_antialiased(), gc.get_snap(), fx, fy, renderer.dpi, _text_options(mtext),
+               mpl.rcParams["text.hinting"], mpl.rcParams["text.hinting_factor"], mpl.rcParams["text.kerning_factor"])
         stamp = self._cache.get(key)
         if stamp is None:
             self.misses += 1
-            if key not in self._seen:
-                # a text seen once is drawn as usual: making its stamp costs more than drawing it,
-                # and most texts of a first visit never come back
-                self._seen[key] = None
-                while len(self._seen) > 4 * self.max_items:
-                    self._seen.popitem(last=False)
-                return False
-            stamp = self._make(text, renderer, x, y, fx, fy)
+            stamp = self._make(gc, fx, fy, s, prop, angle, ismath, mtext)
             self._cache[key] = stamp
             while len(self._cache) > self.max_items:
                 self._cache.popitem(last=False)
         else:
             self.hits += 1
             self._cache.move_to_end(key)
+        if stamp is False:  # did not fit its canvas: drawn as usual
+            self.direct += 1
+            return renderer.draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
         image, dx, dy = stamp
-        if image is not None:
-            gc = renderer.new_gc()
-            try:
-                renderer.draw_image(gc, ix + dx, iy + dy, image)
-            finally:
-                gc.restore()
-        return True
+        if image is None:  # blank (spaces)
+            return None
+        blend = renderer.new_gc()
+        try:
+            blend.set_clip_rectangle(gc.get_clip_rectangle())
+            renderer.draw_image(blend, ix + dx, iy + dy, image)
+        finally:
+            blend.restore()
+        return None
 
-    @staticmethod
-    def _make(text, renderer, x, y, fx, fy):
-        """(image, dx, dy): the text on a transparent canvas, cropped to its pixels; (dx, dy) is
-        the image's lower-left corner relative to the anchor's whole-pixel position."""
-        box = text.get_window_extent(renderer)
-        pad = 4
-        width = int(math.ceil(box.width)) + 2 * pad + 2
-        height = int(math.ceil(box.height)) + 2 * pad + 2
-        # the anchor's whole-pixel position on the small canvas, the text's box starting at ~pad
-        ax0 = pad + int(math.floor(x - box.x0))
-        ay0 = pad + int(math.floor(y - box.y0))
-        dpi = renderer.dpi
-        fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi)
-        fig.patch.set_alpha(0.0)
-        canvas = FigureCanvasAgg(fig)
-        copy = Text(ax0 + fx / _PHASE, ay0 + fy / _PHASE, text.get_text(), color=text.get_color(),
-                    alpha=text.get_alpha(), fontproperties=text.get_fontproperties(),
-                    horizontalalignment=text.get_horizontalalignment(),
-                    verticalalignment=text.get_verticalalignment(),
-                    rotation=text.get_rotation(),
-                    rotation_mode=text.get_rotation_mode(), linespacing=text.get_linespacing(),
-                    antialiased=text.get_antialiased(), transform=IdentityTransform())
-        fig.add_artist(copy)
-        canvas.draw()
+    def _make(self, gc, fx, fy, s, prop, angle, ismath, mtext):
+        """(image, dx, dy): the line drawn by Agg on a transparent canvas at the sub-pixel phase
+        (fx, fy), cropped to its pixels, the image's lower-left corner at (dx, dy) from the
+        anchor's whole-pixel position; ``(None, 0, 0)`` if blank, ``False`` if it did not fit."""
+        dpi = self.renderer.dpi
+        em = prop.get_size_in_points() * dpi / 72.0
+        # generous bounds in the line's own frame (along the baseline, and up from it): no glyph
+        # is wider than ~1 em; mathtext may stack fractions; checked below, never trusted
+        length = em * (len(s) + 2) + 8
+        below, above = (2.0 if ismath else 1.0) * em + 4, (3.0 if ismath else 1.6) * em + 4
+        c, sn = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+        corners = [(u * c - v * sn, u * sn + v * c) for u in (-em - 4, length) for v in (-below, above)]
+        left = math.floor(min(p[0] for p in corners)) - 2
+        bottom = math.floor(min(p[1] for p in corners)) - 2
+        width = math.ceil(max(p[0] for p in corners)) + 2 - left
+        height = math.ceil(max(p[1] for p in corners)) + 2 - bottom
+        if width * height > 8_000_000:
+            return False
+        canvas = RendererAgg(width, height, dpi)
+        ax0, ay0 = -left, -bottom  # the anchor's whole-pixel position on the small canvas (upwards)
+        line = canvas.new_gc()
+        try:
+            line.copy_properties(gc)
+            line.set_clip_rectangle(None)
+            line.set_clip_path(None)
+            canvas.draw_text(line, ax0 + fx, height - (ay0 + fy), s, prop, angle, ismath=ismath, mtext=mtext)
+        finally:
+            line.restore()
         rgba = np.asarray(canvas.buffer_rgba())
-        rows = np.flatnonzero(rgba[..., 3].any(axis=1))
-        cols = np.flatnonzero(rgba[..., 3].any(axis=0))
+        alpha = rgba[..., 3]
+        if alpha[0].any() or alpha[-1].any() or alpha[:, 0].any() or alpha[:, -1].any():
+            return False
+        rows = np.flatnonzero(alpha.any(axis=1))
         if rows.size == 0:
             return None, 0, 0
-        top, bottom, left, right = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
-        image = np.ascontiguousarray(rgba[top:bottom, left:right])
-        # buffer rows run downwards from the top; draw_image wants the lower-left corner
-        dx = left - ax0
-        dy = (height - bottom) - ay0
-        return image[::-1].copy(), dx, dy
+        cols = np.flatnonzero(alpha.any(axis=0))
+        top, end, first, last = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+        # buffer rows run downwards from the top; draw_image takes rows upwards from (x, y)
+        image = np.ascontiguousarray(rgba[top:end, first:last][::-1])
+        return image, first - ax0, (height - end) - ay0
 
 
-def _rgba(text):
-    from matplotlib.colors import to_rgba
-
-    return to_rgba(text.get_color(), text.get_alpha())
+def _text_options(mtext):
+    """What else of the Text artist Agg's layout reads (OpenType features, language)."""
+    if mtext is None:
+        return None
+    options = []
+    for name in ("get_fontfeatures", "get_language"):
+        getter = getattr(mtext, name, None)
+        value = getter() if getter is not None else None
+        options.append(tuple(value) if isinstance(value, list) else value)
+    return tuple(options)

@@ -7,7 +7,7 @@ from matplotlib import ticker
 from matplotlib.patches import Rectangle
 
 from . import _style as S
-from ._live import LiveFigure, bar_collection, set_bar_heights
+from ._live import LiveFigure, TitleBlock, bar_collection, set_bar_heights
 
 __all__ = ["AttackFigure"]
 
@@ -81,13 +81,15 @@ class AttackFigure(LiveFigure):
         # labelled in place (a legend would cover the curve at one n or another)
         self.t_random = ax.text(100, 1.0, "random guess", fontsize=S.SMALL, color=S.GREY, va="bottom",
                                 ha="right")
-        self.t_rec = self.ax_rec.set_title("", loc="left")
-        self.t_acc = self.ax_acc.set_title("", loc="left")
-        self.t_util = self.ax_util.set_title("", loc="left")
+        # titles in short pieces, what ε changes at the ends of lines (see TitleBlock)
+        self.t_rec = TitleBlock(self.ax_rec, 1, animated=self.blit)
+        self.t_acc = TitleBlock(self.ax_acc, 2, animated=self.blit)
+        self.t_util = TitleBlock(self.ax_util, 2, animated=self.blit)
         self._animate(self.bars_alice, self.bars_release, self.zero, self.t_chance, self.l_bound_dp, self.l_bound_gdp, self.l_acc_m,
                       self.p_acc_c, self.v_acc, self.p_acc, self.l_random, self.l_util, self.v_util, self.p_util,
-                      self.t_rec, self.t_acc, self.t_util, self.t_random)
+                      self.t_random)
         self._spines_below()
+        self._freeze(*(ax.get_legend() for ax in (self.ax_rec, self.ax_acc, self.ax_util)))
 
     def _draw(self, r):
         d = r["n_features"]
@@ -96,8 +98,9 @@ class AttackFigure(LiveFigure):
         set_bar_heights(self.bars_release, x + 0.2, r["released_component"], 0.4)
         width = next((w for w in (10, 30) if d <= w), d)  # two frames: the cached background survives
         self.ax_rec.set_xlim(-0.7, width - 0.3)
-        self.t_rec.set_text(f"(a) n = {r['n_samples']}, d = {d}, k = {r['n_components']}, δ = {r['delta']:g}: "
-                            f"|cos(release, Alice)| = {r['cosine']:.2f} (no noise: {r['cosine_nonprivate']:.2f})")
+        self.t_rec.set((f"(a) n = {r['n_samples']}, d = {d}, k = {r['n_components']}, δ = {r['delta']:g}: "
+                        "|cos(release, Alice)| = ", f"{r['cosine']:.2f}",
+                        f" (no noise: {r['cosine_nonprivate']:.2f})"))
 
         c = r["curve"]
         eps = c["epsilon"]
@@ -110,8 +113,9 @@ class AttackFigure(LiveFigure):
         self.v_acc.set_xdata([e_plot, e_plot])
         self.p_acc.set_data([e_plot], [acc_m])
         self.p_acc_c.set_data([e_plot], [r["accuracy"]["components"]])
-        self.t_acc.set_text(f"(b) membership at ε = {S.fmt(e)}:\naccuracy {acc_m:.2f} ± "
-                            f"{2 * r['accuracy_se']['matrix']:.2f}, bound {r['bound']['gdp']:.2f}")
+        self.t_acc.set(("(b) membership at ε = ", f"{S.fmt(e)}:"),
+                       ("accuracy ", f"{acc_m:.2f} ± {2 * r['accuracy_se']['matrix']:.2f}", ", bound ",
+                        f"{r['bound']['gdp']:.2f}"))
 
         self.l_util.set_data(eps, c["utility"])
         level = r["random_level"]
@@ -121,5 +125,5 @@ class AttackFigure(LiveFigure):
         self.ax_util.set_ylim(0, 1.1 if level <= 1.0 else 2.2)
         self.v_util.set_xdata([e_plot, e_plot])
         self.p_util.set_data([e_plot], [r["utility"]])
-        self.t_util.set_text(f"(c) utility: error {r['utility']:.3f}\n"
-                             f"σ = {S.fmt(r['noise_scale'])} per entry of XᵀX/n")
+        self.t_util.set(("(c) utility: error ", f"{r['utility']:.3f}"),
+                        ("σ per entry of XᵀX/n = ", S.fmt(r["noise_scale"])))

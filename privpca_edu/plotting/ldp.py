@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from . import _style as S
-from ._live import LiveFigure, StaticFigure, band_verts, new_figure, nice_ceil, wrap
+from ._live import LiveFigure, StaticFigure, TitleBlock, band_verts, new_figure, nice_ceil, wrap
 
 __all__ = [
     "LocalPrivacyFigure",
@@ -84,8 +84,9 @@ class LocalPrivacyFigure(LiveFigure):
         self.ax_x.set_xlabel("feature j (red > 0 > blue)")
         self.ax_r.set_xlabel("feature j (red > 0 > blue)")
         self.ax_x.set_ylabel("feature i")
-        self.t_x = self.ax_x.set_title("", loc="left")
-        self.t_r = self.ax_r.set_title("", loc="left")
+        # titles in short pieces, what ε and n change at the ends of lines (see TitleBlock)
+        self.t_x = TitleBlock(self.ax_x, 2, animated=self.blit)
+        self.t_r = TitleBlock(self.ax_r, 3, animated=self.blit)
 
         ax = self.ax_n
         ax.set_xscale("log")
@@ -102,7 +103,7 @@ class LocalPrivacyFigure(LiveFigure):
         ax.set_xlabel(r"number of users $n$ (log scale)")
         ax.set_ylabel(_ERROR_LABEL)
         ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0, ncol=2)
-        self.t_n = ax.set_title("", loc="left")
+        self.t_n = TitleBlock(ax, 4, animated=self.blit)
 
         ax = self.ax_b
         self.bar_keys = ["dense", "sparse", "central", "nonprivate"]
@@ -119,13 +120,14 @@ class LocalPrivacyFigure(LiveFigure):
         self.bar_text = [ax.text(x, 0, "", ha="center", va="bottom", fontsize=S.SMALL) for x in xs]
         ax.set_xlim(-0.5, 3.5)
         ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.2), borderaxespad=0)
-        self.t_b = ax.set_title("", loc="left")
-        self._animate(self.im_x, self.im_r, self.t_x, self.t_r, list(self.lines.values()), self.l_random, self.v_n,
-                      self.p_match, self.h_match, self.t_n, self.bars, self.m_lower, self.m_upper, self.m_upper1, self.b_random,
-                      self.bar_text, self.t_b)
+        self.t_b = TitleBlock(ax, 3, animated=self.blit)
+        self._animate(self.im_x, self.im_r, list(self.lines.values()), self.l_random, self.v_n,
+                      self.p_match, self.h_match, self.bars, self.m_lower, self.m_upper, self.m_upper1, self.b_random,
+                      self.bar_text)
         # drawn over the moving images in a full render, so animated too: the frames of the two images
         self._animate(list(self.ax_x.spines.values()), list(self.ax_r.spines.values()))
         self._spines_below(self.ax_n, self.ax_b)
+        self._freeze(self.ax_n.get_legend(), self.ax_b.get_legend())
         self._ylim = None
 
     def _draw(self, r):
@@ -135,8 +137,8 @@ class LocalPrivacyFigure(LiveFigure):
             im.set_data(A)
             im.set_clim(-lim, lim)
         lim_x, lim_r = _sym_limit(u["outer"]), _sym_limit(u["report"])
-        self.t_r.set_text(f"(b) what they send: x xᵀ + Z,\nσ₁ = {S.fmt(u['noise_scale'])} ({r['calibration']}),\n"
-                          f"entries within ±{lim_r:.3g}")
+        self.t_r.set("(b) what they send: x xᵀ + Z,", (f"σ₁ ({r['calibration']}) = ", f"{S.fmt(u['noise_scale'])},"),
+                     ("entries within ±", f"{lim_r:.3g}"))
 
         c = r["curves"]
         for m in ("dense", "sparse", "nonprivate"):
@@ -156,13 +158,13 @@ class LocalPrivacyFigure(LiveFigure):
         if math.isfinite(match):
             self.p_match.set_data([match], [err])
             self.h_match.set_data([match, n], [err, err])
-            match_txt = f"central matches it\nwith n ≈ {match:,.0f} (√n = {r['sqrt_n']:,.0f})"
+            match_txt = ("central matches it", ("with n ≈ ", f"{match:,.0f}", f" (√n = {r['sqrt_n']:,.0f})"))
         else:
             self.p_match.set_data([], [])
             self.h_match.set_data([], [])
-            match_txt = "central never reaches it\non this grid"
-        self.t_n.set_text(f"(c) ε = {S.fmt(r['epsilon'])}, δ = {r['delta']:g}:\nlocal error at n = {n:,}: {err:.2f};\n"
-                          f"{match_txt}")
+            match_txt = ("central never reaches it", "on this grid")
+        self.t_n.set((f"(c) δ = {r['delta']:g}, ε = ", f"{S.fmt(r['epsilon'])}:"),
+                     (f"local error at n = {n:,}: ", f"{err:.2f};"), *match_txt)
 
         vals = [r["errors"][m] for m in self.bar_keys]
         for rect, v, t in zip(self.bars, vals, self.bar_text):
@@ -175,10 +177,10 @@ class LocalPrivacyFigure(LiveFigure):
         self.m_upper1.set_data([0, 1], [th["upper_dense"]["numerator_one_projection_distance"],
                                         th["upper_sparse"]["numerator_one_projection_distance"]])
         self.b_random.set_ydata([level, level])
-        self.t_b.set_text(f"(d) k = {r['n_components']}, s* = {r['support_size']}: noise σ₁/√n\n"
-                          f"= {S.fmt(r['aggregate_noise_scale'])} per entry, eigengap {r['eigengap']:.2g};\n"
-                          f"effective sample size nε² = {r['effective_sample_size']:.3g}")
-        self.t_x.set_text(f"(a) one user's x xᵀ (d = {r['n_features']}),\nentries within ±{lim_x:.3g}")
+        self.t_b.set(f"(d) k = {r['n_components']}, s* = {r['support_size']}: eigengap {r['eigengap']:.2g};",
+                     ("noise σ₁/√n per entry = ", S.fmt(r["aggregate_noise_scale"])),
+                     ("effective sample size nε² = ", f"{r['effective_sample_size']:.3g}"))
+        self.t_x.set(f"(a) one user's x xᵀ (d = {r['n_features']}),", ("entries within ±", f"{lim_x:.3g}"))
 
 
 _NAMES = {"n_samples": "n", "n_features": "d", "n_components": "k", "epsilon": "ε", "support_size": "s*"}

@@ -96,6 +96,11 @@ class Dashboard(W.VBox):
         ``advisory(params) -> str``: HTML shown in plain view directly under the figure after
         every update (empty string: hidden).  For warnings a reader must not miss, such as a
         paper's weak δ; :meth:`privpca_edu.plotting.LiveFigure.set_notes` is for small print.
+    link : callable, optional
+        ``link(controls)`` keeps the controls consistent (e.g. k ≤ s ≤ p: it sets ranges, and
+        ipywidgets clamps values to them).  Called once before the first update and on every
+        control change before the update; controls it moves do not trigger updates of their
+        own, so one slider release gives one recompute and one redraw.
 
     Attributes
     ----------
@@ -112,8 +117,10 @@ class Dashboard(W.VBox):
     """
 
     def __init__(self, compute, figure, controls, *, fixed=None, title=None, caption=None, memo_size=64,
-                 image_width=None, noise_note=None, presets=None, advisory=None):
+                 image_width=None, noise_note=None, presets=None, advisory=None, link=None):
         self.compute = compute
+        self.link = link
+        self._linking = False
         self.figure = figure
         self.controls = OrderedDict(controls)
         self.fixed = dict(fixed or {})
@@ -167,6 +174,7 @@ class Dashboard(W.VBox):
             children.append(W.HTML(f"<div style='font-size:90%;max-width:{width_px}px'>{caption}</div>"))
         super().__init__(children)
         self.add_class("privpca-dashboard")
+        self._apply_link()
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
         self.refresh()
@@ -178,9 +186,20 @@ class Dashboard(W.VBox):
         params.update({name: control.value for name, control in self.controls.items()})
         return params
 
+    def _apply_link(self):
+        if self.link is None:
+            return
+        self._linking = True
+        try:
+            self.link(self.controls)
+        finally:
+            self._linking = False
+
     def _on_change(self, change):
-        if not self._holding:
-            self.refresh()
+        if self._holding or self._linking:  # a preset being applied, or a control the link moved:
+            return                            # the one update of the change that caused it follows
+        self._apply_link()
+        self.refresh()
 
     def set_values(self, **values):
         """Set several controls and update once (a preset); returns the timing dict."""
@@ -190,6 +209,7 @@ class Dashboard(W.VBox):
                 self.controls[name].value = value
         finally:
             self._holding = False
+        self._apply_link()
         return self.refresh()
 
     def _matching_preset(self):

@@ -32,25 +32,19 @@ def ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=
                "entry. Notice in (c) how many more users the local curves need than the central one, and in "
                "(d) how the measured errors compare with Theorems 1–4, drawn with their unnamed constants set "
                "to 1: at the defaults the errors lie far above every marker, which shows rates, not values.")
-    _link_sizes(controls)
     return Dashboard(ldp_experiments.ldp_dashboard_data, plotting_ldp.LocalPrivacyFigure(), controls,
                      fixed={"gap": gap, "delta": delta, "calibration": calibration, "random_state": random_state},
-                     caption=caption)
+                     caption=caption, link=_link_sizes)
 
 
 def _link_sizes(controls):
     """Keep k ≤ s ≤ p on the sliders themselves (ipywidgets clamps the value to the new range).
 
-    The limits are set before the Dashboard observes the sliders, and a clamped value triggers
-    one ordinary update, so the figure never sees an impossible setting from a slider.
+    The dashboard's ``link``: it runs before the first update and before every update, and
+    the values it clamps cause no update of their own, so the figure never sees an impossible
+    setting from a slider and a p move that clamps s redraws once.
     """
     p, s, k = controls["n_features"], controls["support_size"], controls["n_components"]
-
-    def update(_=None):
-        k.max = min(5, p.value - 1)
-        s.max = p.value
-        s.min = k.value
-
-    for w in (p, k):
-        w.observe(update, names="value")
-    update()
+    k.max = min(5, p.value - 1)
+    s.max = p.value
+    s.min = k.value

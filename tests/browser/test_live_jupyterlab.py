@@ -10,6 +10,13 @@ an arrow key; the figure produced by the slider's cell must change.
 Notebooks checked: a minimal notebook written by this test (the infrastructure: JupyterLab,
 ipywidgets, the kernel, inline figures, the installed package) and, when it exists, the
 chapter notebook notebooks/02_dp_in_one_sitting.ipynb.
+
+Latency as a student feels it (:func:`test_slider_release_to_new_image_latency`): in a notebook
+holding the dashboards of chapters 1, 6 and 8 at their book defaults, the ε slider is moved 15
+times by keyboard; the time from each key release to the dashboard's new image (its ``src``
+replaced) is measured in the page, and p50 / p95 are printed with the kernel-side compute +
+render time of the same updates and the machine's load.  Only "every move produced a new
+image" is asserted: the times depend on the machine and its load.
 """
 
 from __future__ import annotations
@@ -26,7 +33,22 @@ pytestmark = pytest.mark.browser
 
 CHAPTER = "notebooks/02_dp_in_one_sitting.ipynb"
 SMOKE = "live_smoke.ipynb"
+TIMING = "live_timing.ipynb"
 NOTEBOOKS = [SMOKE] + ([CHAPTER] if (ROOT / CHAPTER).exists() else [])
+
+#: Dashboards whose slider-to-image latency is measured: (name, constructor call as in the chapter).
+TIMED_DASHBOARDS = [
+    ("ch. 1 attack_dashboard", "widgets.attack_dashboard(epsilon=1.0, n_samples=20)"),
+    ("ch. 6 ldp_dashboard", "widgets.ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=4, "
+                            "n_components=2)"),
+    ("ch. 8 dps_pca_dashboard", "widgets.dps_pca_dashboard(epsilon=1.0, delta=0.3, sparsity=20, n_iter=10)"),
+]
+MOVES = 15
+
+TIMING_CELLS = [
+    ("markdown", "# Slider latency\n\nThe dashboards of chapters 1, 6 and 8 at the book's defaults."),
+    ("code", "%matplotlib inline\nfrom privpca_edu import widgets\n_timed = {}"),
+] + [("code", f"_timed[{name!r}] = {call}\nwidgets.show(_timed[{name!r}])") for name, call in TIMED_DASHBOARDS]
 
 SMOKE_CELLS = [
     ("markdown", "# Live smoke test\n\nAn ε slider drives Analyze Gauss on a 2-d point cloud."),
@@ -78,14 +100,14 @@ NOTEBOOK_STATE_JS = """
 """
 
 
-def _write_smoke_notebook(path):
+def _write_smoke_notebook(path, cells=SMOKE_CELLS):
     import nbformat
 
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [
         nbformat.v4.new_markdown_cell(src) if kind == "markdown" else nbformat.v4.new_code_cell(src)
-        for kind, src in SMOKE_CELLS
+        for kind, src in cells
     ]
     nbformat.write(nb, str(path))
 
@@ -98,6 +120,7 @@ def lab(chromium, jupyter_lab, tmp_path_factory):
         shutil.copytree(ROOT / "notebooks", root / "notebooks",
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     _write_smoke_notebook(root / SMOKE)
+    _write_smoke_notebook(root / TIMING, TIMING_CELLS)
     with jupyter_lab(root) as base:
         yield base
 
@@ -126,27 +149,33 @@ def _figure_signature(cell) -> bytes:
     return b""
 
 
+def _open_and_run(page, lab, notebook):
+    """Open ``notebook`` in JupyterLab, run all its cells from empty outputs; return its panel."""
+    # ?reset: a fresh workspace, so no tab of an earlier test is restored next to this one.
+    page.goto(f"{lab}/lab/tree/{notebook}?reset", wait_until="domcontentloaded")
+    _wait_state(page, lambda s: s.get("ready") and s.get("kernel") == "idle", 120,
+                "the notebook to open and its kernel to be idle")
+    # Look only inside this notebook's panel.
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.node.setAttribute('data-privpca-test', 'current')")
+    panel = page.locator("[data-privpca-test=current]")
+
+    # Start from empty outputs, so "every cell has an execution count" means "ran now".
+    # The commands' promises are not awaited here: the polling below has the time limits.
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs'); }")
+    _wait_state(page, lambda s: s["pending"] == s["cells"], 30, "the outputs to be cleared")
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+    state = _wait_state(page, lambda s: s["pending"] == 0 and s["kernel"] == "idle", 600,
+                        "all cells to run")
+    assert state["cells"] > 0
+    return panel
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
 def test_epsilon_slider_redraws_figure(chromium, lab, notebook):
     context = chromium.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     try:
-        # ?reset: a fresh workspace, so no tab of an earlier test is restored next to this one.
-        page.goto(f"{lab}/lab/tree/{notebook}?reset", wait_until="domcontentloaded")
-        _wait_state(page, lambda s: s.get("ready") and s.get("kernel") == "idle", 120,
-                    "the notebook to open and its kernel to be idle")
-        # Look only inside this notebook's panel.
-        page.evaluate("() => window.jupyterapp.shell.currentWidget.node.setAttribute('data-privpca-test', 'current')")
-        panel = page.locator("[data-privpca-test=current]")
-
-        # Start from empty outputs, so "every cell has an execution count" means "ran now".
-        # The commands' promises are not awaited here: the polling below has the time limits.
-        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs'); }")
-        _wait_state(page, lambda s: s["pending"] == s["cells"], 30, "the outputs to be cleared")
-        page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
-        state = _wait_state(page, lambda s: s["pending"] == 0 and s["kernel"] == "idle", 600,
-                            "all cells to run")
-        assert state["cells"] > 0
+        panel = _open_and_run(page, lab, notebook)
 
         sliders = panel.locator(".jp-OutputArea-output .widget-slider")
         sliders.first.wait_for(state="attached", timeout=60_000)
@@ -194,3 +223,98 @@ def _wait_for(condition, timeout, what):
             return
         time.sleep(0.25)
     pytest.fail(f"timed out after {timeout} s waiting for {what}")
+
+
+# In the page: note when the focused slider handle's key is released and when the dashboard's
+# <img> gets a new src (the Image widget's view sets it when the PNG bytes arrive).
+WATCH_JS = """
+(dashboard) => {
+  const img = dashboard.querySelector('img.privpca-figure');
+  const handle = dashboard.querySelector('.noUi-handle');
+  const log = {released: [], images: []};
+  window.__privpcaLatency = log;
+  new MutationObserver(() => log.images.push(performance.now()))
+    .observe(img, {attributes: true, attributeFilter: ['src']});
+  handle.addEventListener('keyup', () => log.released.push(performance.now()), true);
+  return img.getAttribute('src') !== null;
+}
+"""
+
+# Kernel side: the same updates' total, compute and render (+ PNG) times (Dashboard.timings), as JSON.
+KERNEL_TIMINGS_JS = """
+async ([name, moves]) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const code = 'import json\\nprint(json.dumps([[t["total"] * 1e3, t["compute"] * 1e3, (t["draw"] + t["encode"]) * 1e3] ' +
+               'for t in _timed[' + JSON.stringify(name) + '].timings[-' + moves + ':]]))';
+  const future = kernel.requestExecute({code: code, silent: false, store_history: false});
+  let text = '';
+  future.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') { text += msg.content.text; } };
+  await future.done;
+  return text;
+}
+"""
+
+
+def _percentile(values, q):
+    import numpy as np
+
+    return float(np.percentile(np.asarray(values, dtype=float), q))
+
+
+def test_slider_release_to_new_image_latency(chromium, lab, capsys):
+    # What a student waits for: ε slider key released -> the dashboard's new figure in the page.
+    import json
+    import os
+
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    report = []
+    try:
+        panel = _open_and_run(page, lab, TIMING)
+        dashboards = panel.locator(".jp-OutputArea-output .privpca-dashboard")
+        dashboards.first.wait_for(state="attached", timeout=60_000)
+        assert dashboards.count() == len(TIMED_DASHBOARDS), dashboards.count()
+        for index, (name, _) in enumerate(TIMED_DASHBOARDS):
+            dashboard = dashboards.nth(index)
+            dashboard.evaluate("el => el.scrollIntoView({block: 'center'})")
+            slider = dashboard.locator(".widget-slider").first  # every timed dashboard's first slider is ε
+            label = (slider.locator(".widget-label").first.text_content() or "").lower()
+            assert "ε" in label or "epsilon" in label, (name, label)
+            handle = slider.locator(".noUi-handle").first
+            handle.wait_for(state="visible", timeout=30_000)
+            assert dashboard.evaluate(WATCH_JS), f"{name}: no figure image before the moves"
+            # move towards the end with more room, so every move is a value not seen before
+            now, low, high = (float(handle.get_attribute(a)) for a in ("aria-valuenow", "aria-valuemin",
+                                                                       "aria-valuemax"))
+            key = "ArrowRight" if high - now >= now - low else "ArrowLeft"
+            handle.focus()
+            readout = slider.locator(".widget-readout").first
+            values = [readout.text_content()]
+            for move in range(MOVES):
+                handle.press(key)
+                _wait_for(lambda: page.evaluate("() => window.__privpcaLatency.images.length") > move, 120,
+                          f"{name}: a new image after move {move + 1}")
+                _wait_state(page, lambda s: s["kernel"] == "idle", 60, "the kernel to be idle")
+                values.append(readout.text_content())
+            log = page.evaluate("() => window.__privpcaLatency")
+            # every move: a new slider value and exactly one new image, after its key release
+            assert len(set(values)) == MOVES + 1, (name, values)
+            assert len(log["released"]) == MOVES and len(log["images"]) == MOVES, (name, log)
+            waits = [image - released for released, image in zip(log["released"], log["images"])]
+            assert all(w > 0 for w in waits), (name, waits)
+            kernel = json.loads(page.evaluate(KERNEL_TIMINGS_JS, [name, MOVES]).strip() or "[]")
+            report.append((name, waits, kernel))
+    finally:
+        context.close()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    with capsys.disabled():
+        print(f"\nslider key release -> new image in JupyterLab + Chromium, {MOVES} ε moves each "
+              f"(load average {load:.2f} on {os.cpu_count()} CPUs):")
+        for name, waits, kernel in report:
+            line = f"  {name:<26} p50 {_percentile(waits, 50):6.0f} ms   p95 {_percentile(waits, 95):6.0f} ms"
+            if kernel:
+                total, compute, render = zip(*kernel)
+                line += (f"   (in the kernel: update p50 {_percentile(total, 50):4.0f} ms, p95 "
+                         f"{_percentile(total, 95):4.0f} ms; compute p50 {_percentile(compute, 50):4.0f} ms, "
+                         f"render p50 {_percentile(render, 50):4.0f} ms)")
+            print(line)
