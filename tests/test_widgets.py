@@ -548,6 +548,50 @@ def test_a_linked_slider_move_updates_once():
     assert len(dash.timings) == updates + 3
 
 
+def test_ldp_dashboard_defaults_to_a_safe_delta_and_names_wang_and_xus_setting():
+    # Chapter 6: δ = 10⁻⁵ by default; Wang & Xu's δ = 10⁻⁴ is a named preset (one update), and
+    # whenever δ > 1/n a warning stands in plain view directly under the figure
+    from privpca_edu.widgets.dashboard import CUSTOM_PRESET
+    from privpca_edu.widgets.ldp import LDP_PRESETS, ldp_dashboard
+
+    dash = ldp_dashboard()
+    assert dash.controls["delta"].value == 1e-5 and dash.result["delta"] == 1e-5
+    assert "delta" not in dash.fixed and dash.preset.value == LDP_PRESETS[0][0] == "safe default: δ = 10⁻⁵"
+    children = list(dash.children)
+    assert children.index(dash.advisory_html) == children.index(dash.image) + 1
+    # n = 10⁶: even 10⁻⁵ is above 1/n (nδ = 10), and the box says so, without naming the paper
+    text = dash.advisory_html.value
+    assert dash.advisory_html.layout.display is None and "δ = 10⁻⁵ > 1/n = 10⁻⁶" in text
+    assert "nδ = 10 of the 1,000,000 users" in text and "Wang & Xu" not in text
+    paper = LDP_PRESETS[1][0]
+    assert paper == "Wang & Xu's setting: δ = 10⁻⁴ (weak: δ > 1/n)"
+    updates, computes = len(dash.timings), dash.n_computes
+    dash.preset.value = paper
+    assert dash.controls["delta"].value == 1e-4 and dash.result["delta"] == 1e-4 and dash.last_error is None
+    assert (len(dash.timings), dash.n_computes) == (updates + 1, computes + 1)
+    text = dash.advisory_html.value
+    assert dash.advisory_html.layout.display is None
+    assert "Wang & Xu's setting" in text and "δ = 10⁻⁴ > 1/n = 10⁻⁶" in text and "nδ = 100 of" in text
+    # δ ≤ 1/n: no warning; a δ no preset names is "custom"
+    dash.controls["n_samples"].value = 10_000
+    assert dash.preset.value == paper and dash.advisory_html.value == ""
+    assert dash.advisory_html.layout.display == "none"
+    dash.controls["n_samples"].value = 1_000_000
+    dash.controls["delta"].value = 1e-7
+    assert dash.preset.value == CUSTOM_PRESET and dash.advisory_html.layout.display == "none"
+    dash.preset.value = LDP_PRESETS[0][0]
+    assert dash.params()["delta"] == 1e-5 and dash.advisory_html.layout.display is None
+    # the link still holds with the new control: a clamping d move is one update
+    updates = len(dash.timings)
+    dash.controls["support_size"].value = 20
+    dash.controls["n_features"].value = 10
+    assert dash.controls["support_size"].value == 10 and dash.result["support_size"] == 10
+    assert len(dash.timings) == updates + 2
+    assert ldp_dashboard(preset="paper").params()["delta"] == 1e-4
+    with pytest.raises(ValueError, match="preset"):
+        ldp_dashboard(preset="nope")
+
+
 def test_an_epsilon_move_rasterises_only_what_changed():
     # titles are rows of short pieces (TitleBlock) and every line of text is cached as a stamp:
     # an ε move draws the changed numbers anew, not whole titles, ticks or legends

@@ -7,22 +7,84 @@ Twin: :func:`privpca_edu.experiments.ldp.ldp_dashboard_data`; figure:
 
 from __future__ import annotations
 
+import math
+
 from ..plotting import ldp as plotting_ldp
 from ..experiments import ldp as ldp_experiments
 from . import controls as C
 from .dashboard import Dashboard
 
-__all__ = ["ldp_dashboard"]
+__all__ = ["ldp_dashboard", "DELTA_OPTIONS", "LDP_PRESETS", "WANG_XU_DELTA", "weak_delta_warning"]
+
+#: The δ menu of the dashboard: (label, value).  A menu, not a slider: every δ value needs its own
+#: curves (the twin caches them per δ), and these are the values worth comparing.
+DELTA_OPTIONS = (("10⁻⁸", 1e-8), ("10⁻⁷", 1e-7), ("10⁻⁶", 1e-6), ("10⁻⁵", 1e-5), ("10⁻⁴", 1e-4), ("10⁻³", 1e-3))
+
+#: Wang & Xu's δ (their experiments, Section 6): far above 1/n for their n.
+WANG_XU_DELTA = 1e-4
+
+#: Named settings of the dashboard's "setting" menu: (label, control values).
+LDP_PRESETS = (
+    ("safe default: δ = 10⁻⁵", {"delta": 1e-5}),
+    ("Wang & Xu's setting: δ = 10⁻⁴ (weak: δ > 1/n)", {"delta": WANG_XU_DELTA}),
+)
+
+
+def _power_of_ten(x):
+    """10⁻⁵ for 1e-5 (a power of ten), else the number as ``:.2g``."""
+    e = round(math.log10(x))
+    if math.isclose(x, 10.0 ** e, rel_tol=1e-9):
+        return "10" + str(e).translate(str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻"))
+    return f"{x:.2g}"
+
+
+def weak_delta_warning(params):
+    """HTML warning shown in plain view under the figure when δ > 1/n ('' otherwise).
+
+    Why: a report that is the user's record in the clear with probability δ (and noise
+    otherwise) is (ε, δ)-locally private for every ε, and releases about nδ of the n records.
+    """
+    delta, n = float(params["delta"]), int(params["n_samples"])
+    if not delta * n > 1:
+        return ""
+    lead = ("This is Wang & Xu's setting (δ = 10⁻⁴), shown to reproduce their experiments. "
+            if math.isclose(delta, WANG_XU_DELTA, rel_tol=1e-9) else "")
+    exposed = delta * n
+    return ("<div style='border-left:5px solid #D55E00;background:#FFF3E8;color:#1a1a1a;padding:6px 10px;"
+            "margin:4px 0;max-width:672px;font-size:100%;line-height:1.4'>"
+            f"<b>Warning: δ = {_power_of_ten(delta)} > 1/n = {_power_of_ten(1 / n)}, a weak guarantee.</b> {lead}"
+            f"A protocol in which each user sends their record in the clear with probability δ is (ε, δ)-locally "
+            f"private with this δ for every ε, and would expose about nδ = {exposed:,.0f} of the {n:,} users. "
+            "A guarantee worth having needs δ well below 1/n.</div>")
 
 
 def ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=4, n_components=2, *, gap=10.0,
-                  delta=1e-4, calibration="replacement", random_state=0):
-    """Local vs central PCA: sliders ε, n, d, s*, k.  δ, the gap, calibration and seed are fixed.
+                  delta=1e-5, calibration="replacement", random_state=0, preset=None):
+    """Local vs central PCA: sliders ε, n, d, s*, k and a δ menu (:data:`DELTA_OPTIONS`), under a
+    "setting" menu (:data:`LDP_PRESETS`).  The gap, calibration and seed are fixed.
 
-    Twin: :func:`privpca_edu.experiments.ldp.ldp_dashboard_data` (same keyword arguments).
+    δ starts at the safe default 10⁻⁵; the preset "Wang & Xu's setting" sets their δ = 10⁻⁴.
+    Whenever δ > 1/n a warning under the figure says, in plain view, why that is a weak
+    guarantee (:func:`weak_delta_warning`).  ``preset`` (a label of :data:`LDP_PRESETS`, or
+    ``"paper"``) starts the dashboard at that setting instead of ``delta``.
+
+    Twin: :func:`privpca_edu.experiments.ldp.ldp_dashboard_data` (same keyword arguments; its own
+    default δ is the paper's 10⁻⁴, which the chapter's reproductions use).
     """
+    if preset is not None:
+        labels = dict(LDP_PRESETS)
+        key = LDP_PRESETS[1][0] if preset == "paper" else preset
+        if key not in labels:
+            raise ValueError(f"preset must be 'paper' or one of {list(labels)}, got {preset!r}")
+        delta = labels[key]["delta"]
+    options = list(DELTA_OPTIONS)
+    match = [v for _, v in options if math.isclose(v, delta, rel_tol=1e-9)]
+    if not match:
+        options = sorted(options + [(f"{delta:.2g}", float(delta))], key=lambda o: o[1])
+        match = [float(delta)]
     controls = {
         "epsilon": C.epsilon_slider(epsilon, min_exp=-1, max_exp=1.3, step=0.05, description="ε (per user)"),
+        "delta": C.method_picker(options, match[0], description="δ (per user)", width="200px"),
         "n_samples": C.n_samples_slider(n_samples, options=ldp_experiments.DASHBOARD_N, description="n (users)"),
         "n_features": C.n_features_slider(n_features, min=6, max=60),
         "support_size": C.sparsity_slider(support_size, min=2, max=60, description="s* (true support rows)"),
@@ -33,8 +95,8 @@ def ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=
                "(d) how the measured errors compare with Theorems 1–4, drawn with their unnamed constants set "
                "to 1: at the defaults the errors lie far above every marker, which shows rates, not values.")
     return Dashboard(ldp_experiments.ldp_dashboard_data, plotting_ldp.LocalPrivacyFigure(), controls,
-                     fixed={"gap": gap, "delta": delta, "calibration": calibration, "random_state": random_state},
-                     caption=caption, link=_link_sizes)
+                     fixed={"gap": gap, "calibration": calibration, "random_state": random_state},
+                     caption=caption, link=_link_sizes, presets=LDP_PRESETS, advisory=weak_delta_warning)
 
 
 def _link_sizes(controls):
