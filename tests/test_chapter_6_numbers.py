@@ -32,6 +32,7 @@ from privpca_edu.estimators.local import LocalGaussianPCA, LocalSparsePCA, local
 from privpca_edu.experiments import ldp
 from privpca_edu.privacy import analyze_gauss_noise_scale
 from privpca_edu.subspace import fantope_projection
+from privpca_edu.widgets.ldp import LDP_PRESETS, WANG_XU_DELTA, ldp_dashboard, weak_delta_warning
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_local_privacy.ipynb"
 SEEDS = range(10)          # the chapter's "seeds 0–9"
@@ -107,10 +108,11 @@ def test_every_mean_and_spread_of_the_prose_is_checked(prose):
 # ----------------------------------------------------------------------------- the computations
 @pytest.fixture(scope="module")
 def dashboard():
-    """The cell after Figure 6.3 (`dashboard_over_seeds`) at every sparsity the chapter quotes."""
+    """The cell after Figure 6.3 (`dashboard_over_seeds`, at Wang & Xu's δ = 10⁻⁴) at every sparsity
+    the chapter quotes."""
     out = {}
     for s in SPARSITIES:
-        runs = [ldp.ldp_dashboard_data(support_size=s, random_state=seed) for seed in SEEDS]
+        runs = [ldp.ldp_dashboard_data(support_size=s, delta=WANG_XU_DELTA, random_state=seed) for seed in SEEDS]
         out[s] = {m: np.array([r["errors"][m] for r in runs]) for m in ("dense", "sparse")}
         out[s]["matching_n"] = np.array([r["matching_central_n"] for r in runs])
     return out
@@ -120,7 +122,7 @@ def dashboard():
 def defaults_bounds():
     """The cell after "The theorems": Theorems 1–4 at the dashboard's defaults."""
     eig = ldp.second_moment(1_000_000, 20, 2, gap=10.0, support_size=4, random_state=0)["eigenvalues"]
-    n, d, k, s, eps, delta = 1_000_000, 20, 2, 4, 4.0, 1e-4
+    n, d, k, s, eps, delta = 1_000_000, 20, 2, 4, 4.0, WANG_XU_DELTA
     return dict(eigenvalues=np.asarray(eig),
                 lower_dense=B.ldp_lower_bound(n, d, k, eps, eig),
                 upper_dense=B.local_gaussian_upper_bound(n, d, k, eps, delta, eig),
@@ -216,6 +218,37 @@ def test_dashboard_defaults_over_seeds(prose, dashboard):
     wins = int(np.sum(r["sparse"] < r["dense"]))
     check_count(prose, "better than Algorithm 1 on 7 of the 10 seeds", 7, wins)
     check_count(prose, "Algorithm 2 loses on 3 of the 10 seeds", 3, len(SEEDS) - wins)
+
+
+def test_the_live_figure_starts_at_the_safe_delta_and_quotes_the_papers(prose):
+    # the dashboard starts at δ = 10⁻⁵ (and the chapter's call shows it); Wang & Xu's δ = 10⁻⁴ is
+    # its named preset, at which every number quoted from the dashboard's setting is computed
+    cells = nbformat.read(NOTEBOOK, as_version=4).cells
+    code = [c.source for c in cells if c.cell_type == "code"]
+    call = next(c for c in code if c.startswith("dash = ldp_dashboard("))
+    assert "delta=1e-5" in call
+    assert ldp_dashboard().params()["delta"] == 1e-5
+    assert dict(LDP_PRESETS)["Wang & Xu's setting: δ = 10⁻⁴ (weak: δ > 1/n)"] == {"delta": WANG_XU_DELTA}
+    seeds = next(c for c in code if c.startswith("def dashboard_over_seeds("))
+    assert "delta=1e-4" in seeds and "delta=delta" in seeds and WANG_XU_DELTA == 1e-4
+    _said(prose, "The dashboard starts at the book's safe default δ = 10⁻⁵; its *setting* menu offers Wang & "
+                 "Xu's setting, δ = 10⁻⁴")
+    _said(prose, "The numbers this chapter quotes from the dashboard's setting are computed at Wang & Xu's "
+                 "δ = 10⁻⁴")
+    _said(prose, "At Wang & Xu's δ = 10⁻⁴ and over the seeds 0–9")
+    _said(prose, "the defaults (ε = 4, δ = 10⁻⁵, $n = 10^6$")
+    # δ > 1/n at n = 10⁶ for both, so the box shows for both; nδ users exposed
+    n = 1_000_000
+    _said(prose, r"With $n = 10^6$ users both are above $1/n = 10^{-6}$")
+    assert 1e-5 * n > 1 and 1e-4 * n > 1 and 1e-7 * n <= 1
+    _said(prose, "users — 10 at δ = 10⁻⁵, 100 at δ = 10⁻⁴")
+    assert round(1e-5 * n) == 10 and round(1e-4 * n) == 100
+    for delta, text in ((1e-5, "nδ = 10 of"), (1e-4, "nδ = 100 of")):
+        assert text in weak_delta_warning({"delta": delta, "n_samples": n})
+    assert weak_delta_warning({"delta": 1e-7, "n_samples": n}) == ""
+    _said(prose, "(δ = 10⁻⁷ or less here)")
+    ratio = local_noise_scale(0.5, 1e-5)["noise_scale"] / local_noise_scale(0.5, 1e-4)["noise_scale"]
+    check_value(prose, r"$\sqrt{\ln(1.25\cdot10^5)/\ln(1.25\cdot10^4)} = 1.12$", ratio, "1.12")
 
 
 def test_solution_6_5(prose, dashboard):
