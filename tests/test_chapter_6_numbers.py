@@ -231,7 +231,7 @@ def test_the_live_figure_starts_at_the_safe_delta_and_quotes_the_papers(prose):
     assert dict(LDP_PRESETS)["Wang & Xu's setting: δ = 10⁻⁴ (weak: δ > 1/n)"] == {"delta": WANG_XU_DELTA}
     seeds = next(c for c in code if c.startswith("def dashboard_over_seeds("))
     assert "delta=1e-4" in seeds and "delta=delta" in seeds and WANG_XU_DELTA == 1e-4
-    _said(prose, "The dashboard starts at the book's safe default δ = 10⁻⁵; its *setting* menu offers Wang & "
+    _said(prose, "The dashboard starts at the book's default δ = 10⁻⁵; its *setting* menu offers Wang & "
                  "Xu's setting, δ = 10⁻⁴")
     _said(prose, "The numbers this chapter quotes from the dashboard's setting are computed at Wang & Xu's "
                  "δ = 10⁻⁴")

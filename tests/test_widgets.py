@@ -556,7 +556,7 @@ def test_ldp_dashboard_defaults_to_a_safe_delta_and_names_wang_and_xus_setting()
 
     dash = ldp_dashboard()
     assert dash.controls["delta"].value == 1e-5 and dash.result["delta"] == 1e-5
-    assert "delta" not in dash.fixed and dash.preset.value == LDP_PRESETS[0][0] == "safe default: δ = 10⁻⁵"
+    assert "delta" not in dash.fixed and dash.preset.value == LDP_PRESETS[0][0] == "book default: δ = 10⁻⁵ (still > 1/n here)"
     children = list(dash.children)
     assert children.index(dash.advisory_html) == children.index(dash.image) + 1
     # n = 10⁶: even 10⁻⁵ is above 1/n (nδ = 10), and the box says so, without naming the paper

@@ -25,7 +25,7 @@ WANG_XU_DELTA = 1e-4
 
 #: Named settings of the dashboard's "setting" menu: (label, control values).
 LDP_PRESETS = (
-    ("safe default: δ = 10⁻⁵", {"delta": 1e-5}),
+    ("book default: δ = 10⁻⁵ (still > 1/n here)", {"delta": 1e-5}),
     ("Wang & Xu's setting: δ = 10⁻⁴ (weak: δ > 1/n)", {"delta": WANG_XU_DELTA}),
 )
 
@@ -63,7 +63,7 @@ def ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=
     """Local vs central PCA: sliders ε, n, d, s*, k and a δ menu (:data:`DELTA_OPTIONS`), under a
     "setting" menu (:data:`LDP_PRESETS`).  The gap, calibration and seed are fixed.
 
-    δ starts at the safe default 10⁻⁵; the preset "Wang & Xu's setting" sets their δ = 10⁻⁴.
+    δ starts at the book's default 10⁻⁵ (above 1/n at n = 10⁶: the box under the figure says so); the preset "Wang & Xu's setting" sets their δ = 10⁻⁴.
     Whenever δ > 1/n a warning under the figure says, in plain view, why that is a weak
     guarantee (:func:`weak_delta_warning`).  ``preset`` (a label of :data:`LDP_PRESETS`, or
     ``"paper"``) starts the dashboard at that setting instead of ``delta``.
