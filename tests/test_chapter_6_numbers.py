@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from chapter_prose import assert_said, half_unit, markdown_prose
 
 import privpca_edu as pp
 from privpca_edu import bounds as B
@@ -56,18 +57,11 @@ MEAN_SPREAD_QUOTES = {
 # ------------------------------------------------------------------------------------- helpers
 @pytest.fixture(scope="module")
 def prose():
-    cells = nbformat.read(NOTEBOOK, as_version=4).cells
-    return re.sub(r"\s+", " ", "\n".join(c.source for c in cells if c.cell_type == "markdown"))
+    return markdown_prose(NOTEBOOK)
 
 
 def _said(prose, text):
-    assert re.sub(r"\s+", " ", text) in prose, f"chapter 6 no longer says {text!r}: update the prose and this test"
-
-
-def _half_unit(number_text):
-    """Half a unit of the last digit of a decimal as printed ("1.37" → 0.005, "0.0075" → 0.00005)."""
-    decimals = len(number_text.split(".")[1]) if "." in number_text else 0
-    return 0.5 * 10.0**-decimals
+    assert_said(prose, text, 6)
 
 
 def check_value(prose, text, value, number=None, *, quoted=None, half=None):
@@ -77,7 +71,7 @@ def check_value(prose, text, value, number=None, *, quoted=None, half=None):
     number = text if number is None else number
     assert quoted is not None or number in text, (text, number)
     quoted = float(number) if quoted is None else quoted
-    half = _half_unit(number) if half is None else half
+    half = half_unit(number) if half is None else half
     assert abs(value - quoted) <= half * (1 + 1e-9), (text, value)
 
 
@@ -89,8 +83,8 @@ def check_mean_spread(prose, text, values, *, half=None):
     values = np.asarray(values, dtype=float)
     m = len(values)
     mean, sd = values.mean(), values.std(ddof=1)
-    half_mean = _half_unit(mean_text) if half is None else half
-    half_sd = _half_unit(sd_text) if half is None else half
+    half_mean = half_unit(mean_text) if half is None else half
+    half_sd = half_unit(sd_text) if half is None else half
     assert abs(float(mean_text) - mean) <= sd / math.sqrt(m) + half_mean, (text, mean, sd)
     assert abs(float(sd_text) - sd) <= sd / math.sqrt(2 * (m - 1)) + half_sd, (text, mean, sd)
 

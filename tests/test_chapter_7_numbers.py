@@ -21,9 +21,9 @@ import re
 import warnings
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
+from chapter_prose import assert_said, half_unit, markdown_prose
 
 from privpca_edu._validation import PrivacyWarning
 from privpca_edu.experiments import protocol as ex
@@ -45,17 +45,11 @@ MEAN_SPREAD_QUOTES = {
 # ------------------------------------------------------------------------------------- helpers
 @pytest.fixture(scope="module")
 def prose():
-    cells = nbformat.read(NOTEBOOK, as_version=4).cells
-    return re.sub(r"\s+", " ", "\n".join(c.source for c in cells if c.cell_type == "markdown"))
+    return markdown_prose(NOTEBOOK)
 
 
 def _said(prose, text):
-    assert re.sub(r"\s+", " ", text) in prose, f"chapter 7 no longer says {text!r}: update the prose and this test"
-
-
-def _half_unit(number_text):
-    decimals = len(number_text.split(".")[1]) if "." in number_text else 0
-    return 0.5 * 10.0**-decimals
+    assert_said(prose, text, 7)
 
 
 def check_value(prose, text, value, number=None):
@@ -63,7 +57,7 @@ def check_value(prose, text, value, number=None):
     _said(prose, text)
     number = text if number is None else number
     assert number in text, (text, number)
-    assert abs(value - float(number)) <= _half_unit(number) * (1 + 1e-9), (text, value)
+    assert abs(value - float(number)) <= half_unit(number) * (1 + 1e-9), (text, value)
 
 
 def check_mean_spread(prose, text, mean, sd, m=N_SEEDS):
@@ -71,8 +65,8 @@ def check_mean_spread(prose, text, mean, sd, m=N_SEEDS):
     assert text in MEAN_SPREAD_QUOTES, f"add {text!r} to MEAN_SPREAD_QUOTES"
     _said(prose, text)
     mean_text, sd_text = (t.strip() for t in text.split("±"))
-    assert abs(float(mean_text) - mean) <= sd / math.sqrt(m) + _half_unit(mean_text), (text, mean, sd)
-    assert abs(float(sd_text) - sd) <= sd / math.sqrt(2 * (m - 1)) + _half_unit(sd_text), (text, mean, sd)
+    assert abs(float(mean_text) - mean) <= sd / math.sqrt(m) + half_unit(mean_text), (text, mean, sd)
+    assert abs(float(sd_text) - sd) <= sd / math.sqrt(2 * (m - 1)) + half_unit(sd_text), (text, mean, sd)
 
 
 def test_every_mean_and_spread_of_the_prose_is_checked(prose):
