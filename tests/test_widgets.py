@@ -423,7 +423,7 @@ def test_dps_dashboard_defaults_to_a_safe_delta_and_names_the_papers_setting():
 
     dash = dps_pca_dashboard()
     assert dash.controls["delta"].value == 1e-5 and dash.result["delta"] == 1e-5
-    setting = dash.controls["setting"]
+    setting = dash.preset
     assert DELTA_PRESETS[setting.value] == 1e-5
     assert not dash.figure.t_weak.get_visible() and dash.result["delta_warning"] == ""
     paper = next(label for label, value in DELTA_PRESETS.items() if value == PAPER_DELTA)

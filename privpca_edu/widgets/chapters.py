@@ -10,7 +10,7 @@ import math
 
 from .. import experiments, plotting
 from . import controls as C
-from .dashboard import Dashboard
+from .dashboard import Dashboard, advisory_box, preset_values, same_setting
 
 __all__ = ["attack_dashboard", "sigma_dashboard", "planes_dashboard", "angles_dashboard", "SENSITIVITY_OPTIONS",
            "SIGMA_PRESETS", "DPS_PCA_PAPER_SETTING", "large_delta_warning"]
@@ -48,16 +48,14 @@ def large_delta_warning(params):
     delta = float(params["delta"])
     if not delta >= LARGE_DELTA:
         return ""
-    paper = all(abs(float(params[k]) - v) <= 0.015 * v for k, v in DPS_PCA_PAPER_SETTING.items())
+    paper = all(same_setting(float(params[k]), v) for k, v in DPS_PCA_PAPER_SETTING.items())
     percent = f"{100 * delta:.2g}"
     lead = ("This is the DPS-PCA paper's setting (δ = 0.3, T = 10, Δ = 2), shown to compare with its table. "
             if paper else "")
-    return ("<div style='border-left:5px solid #D55E00;background:#FFF3E8;color:#1a1a1a;padding:6px 10px;"
-            "margin:4px 0;max-width:672px;font-size:100%;line-height:1.4'>"
-            f"<b>Warning: δ = {delta:.2g} is not a privacy guarantee worth having.</b> {lead}"
-            f"A mechanism that publishes each record in the clear with probability {delta:.2g} "
-            f"(about {percent} % of the data) satisfies (ε, δ)-DP with this δ for every ε. "
-            "Real releases need δ far below 1/n, such as 10⁻⁵.</div>")
+    return advisory_box(f"<b>Warning: δ = {delta:.2g} is not a privacy guarantee worth having.</b> {lead}"
+                        f"A mechanism that publishes each record in the clear with probability {delta:.2g} "
+                        f"(about {percent} % of the data) satisfies (ε, δ)-DP with this δ for every ε. "
+                        "Real releases need δ far below 1/n, such as 10⁻⁵.")
 
 
 def attack_dashboard(epsilon=1.0, n_samples=20, *, n_features=10, n_components=1, delta=1e-5, random_state=0):
@@ -91,11 +89,7 @@ def sigma_dashboard(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, pre
     setting) starts the dashboard at that setting instead of the arguments.
     """
     if preset is not None:
-        labels = dict(SIGMA_PRESETS)
-        key = SIGMA_PRESETS[1][0] if preset == "paper" else preset
-        if key not in labels:
-            raise ValueError(f"preset must be 'paper' or one of {list(labels)}, got {preset!r}")
-        values = labels[key]
+        values = preset_values(SIGMA_PRESETS, preset)
         delta = values.get("delta", delta)
         n_steps = values.get("n_steps", n_steps)
         sensitivity = values.get("sensitivity", sensitivity)

@@ -35,7 +35,8 @@ import ipywidgets as W
 import numpy as np
 from traitlets import Unicode
 
-__all__ = ["Dashboard", "FigureImage", "show", "noscript_html", "NOISE_REUSE_NOTE", "CUSTOM_PRESET"]
+__all__ = ["Dashboard", "FigureImage", "show", "noscript_html", "NOISE_REUSE_NOTE", "CUSTOM_PRESET", "preset_values",
+           "advisory_box", "same_setting"]
 
 #: Shown under every dashboard with an ε control (see the module docstring).
 NOISE_REUSE_NOTE = ("One simulated noise draw, rescaled as ε moves (σ(ε)·Z with the same Z): a smooth picture, "
@@ -214,7 +215,7 @@ class Dashboard(W.VBox):
 
     def _matching_preset(self):
         for label, values in self.presets:
-            if all(_same(self.controls[name].value, value) for name, value in values.items()):
+            if all(same_setting(self.controls[name].value, value) for name, value in values.items()):
                 return label
         return CUSTOM_PRESET
 
@@ -314,11 +315,27 @@ class Dashboard(W.VBox):
         return data
 
 
-def _same(a, b):
+def same_setting(a, b):
     """Control value ``a`` equals preset value ``b`` (floats within :data:`PRESET_RTOL`)."""
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
         return abs(a - b) <= PRESET_RTOL * abs(b)
     return a == b
+
+
+def preset_values(presets, preset):
+    """The control values of ``preset`` among ``presets`` ((label, values) pairs): a label, or
+    ``"paper"`` for the second entry (by convention the paper's setting).  ValueError otherwise."""
+    labels = dict(presets)
+    key = presets[1][0] if preset == "paper" else preset
+    if key not in labels:
+        raise ValueError(f"preset must be 'paper' or one of {list(labels)}, got {preset!r}")
+    return labels[key]
+
+
+def advisory_box(html):
+    """``html`` in the book's plain-view warning box (an orange bar on the left), for ``advisory``."""
+    return ("<div style='border-left:5px solid #D55E00;background:#FFF3E8;color:#1a1a1a;padding:6px 10px;"
+            f"margin:4px 0;max-width:672px;font-size:100%;line-height:1.4'>{html}</div>")
 
 
 def noscript_html(dashboard):

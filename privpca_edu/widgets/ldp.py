@@ -12,7 +12,7 @@ import math
 from ..plotting import ldp as plotting_ldp
 from ..experiments import ldp as ldp_experiments
 from . import controls as C
-from .dashboard import Dashboard
+from .dashboard import Dashboard, advisory_box, preset_values
 
 __all__ = ["ldp_dashboard", "DELTA_OPTIONS", "LDP_PRESETS", "WANG_XU_DELTA", "weak_delta_warning"]
 
@@ -50,12 +50,11 @@ def weak_delta_warning(params):
     lead = ("This is Wang & Xu's setting (δ = 10⁻⁴), shown to reproduce their experiments. "
             if math.isclose(delta, WANG_XU_DELTA, rel_tol=1e-9) else "")
     exposed = delta * n
-    return ("<div style='border-left:5px solid #D55E00;background:#FFF3E8;color:#1a1a1a;padding:6px 10px;"
-            "margin:4px 0;max-width:672px;font-size:100%;line-height:1.4'>"
-            f"<b>Warning: δ = {_power_of_ten(delta)} > 1/n = {_power_of_ten(1 / n)}, a weak guarantee.</b> {lead}"
-            f"A protocol in which each user sends their record in the clear with probability δ is (ε, δ)-locally "
-            f"private with this δ for every ε, and would expose about nδ = {exposed:,.0f} of the {n:,} users. "
-            "A guarantee worth having needs δ well below 1/n.</div>")
+    return advisory_box(
+        f"<b>Warning: δ = {_power_of_ten(delta)} > 1/n = {_power_of_ten(1 / n)}, a weak guarantee.</b> {lead}"
+        f"A protocol in which each user sends their record in the clear with probability δ is (ε, δ)-locally "
+        f"private with this δ for every ε, and would expose about nδ = {exposed:,.0f} of the {n:,} users. "
+        "A guarantee worth having needs δ well below 1/n.")
 
 
 def ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=4, n_components=2, *, gap=10.0,
@@ -72,11 +71,7 @@ def ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=
     default δ is the paper's 10⁻⁴, which the chapter's reproductions use).
     """
     if preset is not None:
-        labels = dict(LDP_PRESETS)
-        key = LDP_PRESETS[1][0] if preset == "paper" else preset
-        if key not in labels:
-            raise ValueError(f"preset must be 'paper' or one of {list(labels)}, got {preset!r}")
-        delta = labels[key]["delta"]
+        delta = preset_values(LDP_PRESETS, preset)["delta"]
     options = list(DELTA_OPTIONS)
     match = [v for _, v in options if math.isclose(v, delta, rel_tol=1e-9)]
     if not match:
