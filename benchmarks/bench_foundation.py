@@ -69,7 +69,7 @@ from scipy.sparse.linalg import eigsh
 from privpca_edu import PPCA, ModSuLQ
 from privpca_edu.datasets import spiked_sparse
 from privpca_edu.estimators import _bingham
-from privpca_edu.estimators._bingham import _apply_q, _tridiagonal_eigh, bingham_gibbs, sample_bingham_exact
+from privpca_edu.estimators._bingham import bingham_gibbs, sample_bingham_exact
 from privpca_edu.privacy import mod_sulq_noise_scale, symmetric_noise
 from privpca_edu.subspace import subspace_distance, top_eigenvectors
 
@@ -171,20 +171,21 @@ def gibbs_path(d, k):
     return "rank-one steps" if _bingham._use_compressions(d, k) else "eigh per column"
 
 
-class _CompressedSweepWithoutScan(_bingham._CompressedSweep):
-    """:class:`_bingham._CompressedSweep` with the scan left out: each column's coordinates go
-    down the chain of steps and straight back up."""
+def _no_scan(lam, y, draws):
+    """In place of the scan: the column's coordinates, normalised, go straight back."""
+    return y / np.linalg.norm(y)
 
-    def _column(self, lam, chain, Vt, r):
-        y = Vt[:, r]
-        for step in chain:
-            y = step.to_new(y)
-        y = y / np.linalg.norm(y)
-        for step in reversed(chain):
-            y = step.to_old(y)
-        W = Vt[:, self.others[r]]
-        y -= W @ (W.T @ y)
-        Vt[:, r] = y / np.linalg.norm(y)
+
+class _CompressedSweepWithoutScan(_bingham._CompressedSweep):
+    """:class:`_bingham._CompressedSweep` with the scan left out."""
+
+    scan = staticmethod(_no_scan)
+
+
+class _DenseColumnWithoutScan(_bingham._DenseColumn):
+    """:class:`_bingham._DenseColumn` with the scan left out."""
+
+    scan = staticmethod(_no_scan)
 
 
 def gibbs_linear_algebra(A, k, rng):
@@ -204,22 +205,10 @@ def gibbs_linear_algebra(A, k, rng):
         return run
 
     def run(sweeps):
-        lam = np.linalg.eigvalsh(A)
-        gamma = lam[0] - max(lam[-1] - lam[0], abs(lam[0]), abs(lam[-1]), 1.0)
-        B = np.empty((d, d), order="F")
+        column = _DenseColumnWithoutScan(A, k)
         for _ in range(sweeps):
             for r in rng.permutation(k):
-                W = np.delete(V, r, axis=1)
-                AW = A @ W
-                core = W.T @ AW
-                core[np.diag_indices_from(core)] += gamma
-                np.subtract(A, W @ AW.T, out=B)
-                B -= AW @ W.T
-                B += (W @ core) @ W.T
-                _, Z, reflectors, tau = _tridiagonal_eigh(B)
-                Z = Z[:, k - 1:]
-                y = Z.T @ _apply_q(reflectors, tau, V[:, r], "T")
-                V[:, r] = _apply_q(reflectors, tau, Z @ y, "N")
+                column(V, r, None)
         return V
 
     return run

@@ -568,7 +568,11 @@ class _DenseColumn:
     With W the other columns and P = I − WWᵀ, the matrix B = PAP + γWWᵀ has the eigenpairs of
     the compression (in the complement) plus γ with multiplicity k − 1 (on span W), since
     PAP·W = 0; γ below the spectrum of A puts those k − 1 first in the ascending order.
+    ``scan`` draws the column's coordinates in the compression's eigenbasis (a benchmark of the
+    linear algebra alone replaces it).
     """
+
+    scan = staticmethod(_signed_scan)
 
     def __init__(self, A, k):
         self.A, self.k = A, k
@@ -591,7 +595,7 @@ class _DenseColumn:
         lam_b, Z, reflectors, tau = _tridiagonal_eigh(B)
         Z = Z[:, k - 1 :]
         y = Z.T @ _apply_q(reflectors, tau, V[:, r], "T")
-        v = _apply_q(reflectors, tau, Z @ _signed_scan(lam_b[k - 1 :], y, draws), "N")
+        v = _apply_q(reflectors, tau, Z @ self.scan(lam_b[k - 1 :], y, draws), "N")
         v -= W @ (W.T @ v)  # rounding only: v is already orthogonal to W
         V[:, r] = v / np.linalg.norm(v)
 
@@ -667,7 +671,10 @@ class _CompressedSweep:
     The basis of a compression is kept as its chain of steps, applied to vectors in O(d²) each;
     coordinates here are those of A's eigenbasis (``Vt`` = EᵀV).  A step that meets a repeated
     eigenvalue (or a LAPACK failure) hands its columns to the dense update on diag(λ).
+    ``scan`` as in :class:`_DenseColumn`.
     """
+
+    scan = staticmethod(_signed_scan)
 
     def __init__(self, lam, k, draws):
         self.lam, self.k, self.draws = lam, k, draws
@@ -709,7 +716,7 @@ class _CompressedSweep:
         y = Vt[:, r]
         for step in chain:
             y = step.to_new(y)
-        v = _signed_scan(lam, y, self.draws)
+        v = self.scan(lam, y, self.draws)
         for step in reversed(chain):
             v = step.to_old(v)
         W = Vt[:, self.others[r]]
@@ -720,6 +727,7 @@ class _CompressedSweep:
     def dense(self):
         if self._dense is None:
             self._dense = _DenseColumn(np.diag(self.lam), self.k)
+            self._dense.scan = self.scan
         return self._dense
 
 
