@@ -31,6 +31,13 @@ from ..privacy import dps_pca_sigma
 __all__ = ["dps_pca", "dps_pca_thm43"]
 
 
+def _success_probability(n_iter, tau, n_samples, n_features):
+    """Theorem 4.3's probability 1 − 2Te^{−τ²/2} − 4/(n−1) − 1/d − 6 log n/n − 1/n (n a number
+    or an array of them, as in :func:`~privpca_edu.experiments.dps_pca.privacy_for_free_map`)."""
+    n = n_samples
+    return 1 - 2 * n_iter * math.exp(-tau**2 / 2) - 4 / (n - 1) - 1 / n_features - 6 * np.log(n) / n - 1 / n
+
+
 def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_components, support_size, sparsity,
             eigenvalues, *, tau=None, C1=1.0, C2=1.0, calibration="paper", data_norm=1.0):
     r"""Ge et al. (2018), §4, Theorem 4.3: :math:`\lVert Q^{(t)\top}Q^*_\perp\rVert_F \le \xi_{stat} + \xi_{priv} + \xi_{opt}(t)`.
@@ -107,7 +114,7 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     sigma = dps_pca_sigma(epsilon, delta, T, data_norm=data_norm, method=calibration)
     gamma = (3 * lamk1 + lamk) / (3 * lamk + lamk1)
     alpha = 2 * k * N * sigma * (math.sqrt(s_hat) + math.sqrt(k) + tau) / (n * lamk)
-    success = 1 - 2 * T * math.exp(-tau**2 / 2) - 4 / (n - 1) - 1 / d - 6 * math.log(n) / n - 1 / n
+    success = float(_success_probability(T, tau, n, d))
     gap_factor = math.sqrt(lam1 * lamk1) / (lamk - lamk1)
     minimax = C2 * gap_factor * math.sqrt(s_star * (k + 0.25 * math.log(d)) / n)
     t = np.arange(1, T + 1)

@@ -308,7 +308,7 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
     theorem says nothing) and ``valid`` (the conditions :func:`~privpca_edu.bounds.dps_pca` checks:
     ŝ ≥ s*, α < 1 − γ and a positive success probability).  Vectorised over n: σ depends on ε only.
     """
-    from ..bounds.distributed import dps_pca as thm43
+    from ..bounds.distributed import _success_probability, dps_pca as thm43
 
     epsilons = np.logspace(-1, 2, 61) if epsilons is None else np.asarray(epsilons, float)
     ns = np.logspace(3, 7, 61) if n_samples is None else np.asarray(n_samples, float)
@@ -326,8 +326,7 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
         warnings.simplefilter("ignore", PrivacyWarning)
         sigmas = np.array([dps_pca_sigma(e, delta, n_iter, method=calibration) for e in epsilons])
     alpha = 2 * k * n_providers * sigmas[:, None] * (math.sqrt(sparsity) + math.sqrt(k) + tau) / (ns[None, :] * lamk)
-    success = (1 - 2 * n_iter * math.exp(-tau**2 / 2) - 4 / (ns - 1) - 1 / n_features - 6 * np.log(ns) / ns
-               - 1 / ns)
+    success = _success_probability(n_iter, tau, ns, n_features)
     valid = (alpha < 1 - gamma) & (success[None, :] > 0) & (sparsity >= support_size)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = np.where(valid, gamma / (1 - alpha), np.nan)
