@@ -155,3 +155,36 @@ def test_list_names_every_paper_and_scale(capsys):
     for paper in PAPERS:
         assert paper in text
     assert text.count("--scale paper") == len(PAPERS)
+
+
+def test_every_run_into_a_folder_is_kept_in_runs_json_and_the_report(tmp_path):
+    """A rerun that takes every task from the cache keeps the first run's measured time in report.md."""
+    import json
+
+    out = str(tmp_path / "runs")
+    first = reproduce.run("dps-pca", "quick", n_jobs=1, out=out, progress=False, figures=False)
+    second = reproduce.run("dps-pca", "quick", n_jobs=1, out=out, progress=False, figures=False)
+    runs = json.load(open(os.path.join(out, "runs.json"), encoding="utf-8"))
+    assert runs == second["runs"] and len(runs) == 2
+    n = first["n_tasks"]
+    assert [(r["computed"], r["from_cache"]) for r in runs] == [(n, 0), (0, n)]
+    assert runs[0]["wall_seconds"] == round(first["wall_seconds"], 3) and runs[0]["cpu_seconds_computed"] > 0
+    assert runs[1]["cpu_seconds_computed"] == 0
+    for r in runs:
+        assert (r["paper"], r["scale"], r["backend"], r["workers"], r["tasks"]) == ("dps-pca", "quick", "loky", 1, n)
+        assert r["load_average"] is None or len(r["load_average"]) == 3
+    report = open(os.path.join(out, "report.md"), encoding="utf-8").read()
+    table = report.split("Runs into this folder")[1].split("\n\n")[1].splitlines()
+    assert table[0].startswith("| started (UTC) | backend | workers | computed | from cache |")
+    assert len(table) == 2 + 2
+    assert table[2].split(" | ")[1:5] == ["loky", "1", str(n), "0"]
+    assert table[3].split(" | ")[1:5] == ["loky", "1", "0", str(n)]
+    assert f"| {runs[0]['wall_seconds']:.1f} |" in table[2]
+    # a record written by hand (a run from before runs.json existed), with unknown values, is shown too
+    runs.insert(0, dict(paper="dps-pca", scale="quick", started_utc="2026-01-01 00:00", backend="loky", workers=2,
+                        computed=n, from_cache=0, wall_seconds=99.5, cpu_seconds_computed=150.0, load_average=None))
+    json.dump(runs, open(os.path.join(out, "runs.json"), "w", encoding="utf-8"))
+    third = reproduce.run("dps-pca", "quick", n_jobs=1, out=out, progress=False, figures=False)
+    assert len(third["runs"]) == 4
+    report = open(os.path.join(out, "report.md"), encoding="utf-8").read()
+    assert "| 2026-01-01 00:00 | loky | 2 | " + str(n) + " | 0 | 99.5 | 150.0 | — |" in report

@@ -19,6 +19,9 @@ dpdpca     Wang & Chang (2018) §V: Figs. 3, 4 and 5 (on bundled stand-in data)
 Scales: ``quick`` (seconds; the tests), ``book`` (the chapters' sizes) and ``paper`` (the papers'
 sizes — hours for some).  Results are bit-identical for any number of workers and either
 backend, and every finished task is cached under ``OUT/.cache``, so an interrupted run resumes.
+Every run into ``OUT`` appends a line to ``OUT/runs.json`` (when, backend, workers, tasks computed
+and from the cache, wall and CPU seconds, load average), which ``report.md`` prints: a rerun that
+takes every task from the cache keeps the time the first run measured.
 Needs the ``scale`` extra: ``pip install privpca_edu[scale]`` (joblib, tqdm, dask, distributed).
 """
 
@@ -31,7 +34,7 @@ import time
 
 from . import dpdpca, dps_pca, g_dppca, ldp_pca
 from ._engine import BACKENDS, resolve_n_jobs, run_tasks
-from ._report import line_figure
+from ._report import append_run, line_figure, runs_table
 
 __all__ = ["PAPERS", "SCALES", "BACKENDS", "run", "paper_tasks", "default_out"]
 
@@ -99,6 +102,7 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
     cfg = module.SCALES[scale]
     task_list = module.tasks(cfg)
     version = _version()
+    started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.perf_counter()
     results = run_tasks(task_list, paper=paper, scale=scale, version=version, seed=seed, n_jobs=n_jobs,
                         backend=backend, scheduler=scheduler, cache_dir=os.path.join(out, ".cache"),
@@ -108,6 +112,17 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
     task_seconds = sum(r.seconds for r in results)
     task_cpu = sum(r.cpu_seconds for r in results)
     longest = max((r.seconds for r in results), default=0.0)
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):  # pragma: no cover - not Unix
+        load = None
+    runs = append_run(out, dict(
+        paper=paper, scale=scale, version=version, seed=seed,
+        started_utc=f"{started:%Y-%m-%d %H:%M}",
+        finished_utc=f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M}",
+        backend=backend, workers=None if scheduler else n_jobs, scheduler=scheduler,
+        tasks=len(task_list), computed=len(task_list) - cached, from_cache=cached, wall_seconds=round(wall, 3),
+        cpu_seconds_computed=round(float(sum(r.cpu_seconds for r in results if not r.cached)), 3), load_average=load))
     draw = line_figure if figures else (lambda *args, **kwargs: None)
     files, body, claims = module.write(cfg, task_list, results, out, draw)
     files = [f for f in files if f is not None]
@@ -121,13 +136,15 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
         f"# Reproduction: {module.TITLE}",
         "",
         f"Command: `python -m privpca_edu.reproduce {paper} --scale {scale}` — privpca_edu {version}, "
-        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.machine()}, "
+        f"report written {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.machine()}, "
         f"{workers}, one BLAS thread per task.",
         "",
-        f"Tasks: {len(task_list)} ({cached} from the cache of an earlier run). Wall time {wall:.1f} s; "
+        f"Tasks: {len(task_list)} ({cached} from the cache of an earlier run). Wall time (this run) {wall:.1f} s; "
         f"task time (the sum over tasks, as first computed) {task_seconds:.1f} s ({task_cpu:.1f} s of CPU), "
         f"longest task {longest:.1f} s: "
         f"on N workers expect about max(task time / N, longest task).",
+        "",
+        *runs_table(runs, paper, scale),
         "",
         "The tables below put our numbers next to the paper's where the paper prints one; where it only "
         "draws a curve or states an ordering, the ordering is checked on our numbers at the end.",
@@ -140,10 +157,10 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
     ]
     if notes:
         lines += ["", "## Warnings raised while computing", ""] + [f"- {n}" for n in notes]
-    lines += ["", "## Files", ""] + [f"- `{f}`" for f in files]
+    lines += ["", "## Files", ""] + [f"- `{f}`" for f in files + ["runs.json"]]
     with open(os.path.join(out, "report.md"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
-    return dict(out=out, files=files + ["report.md"], wall_seconds=wall, task_seconds=task_seconds, task_cpu=task_cpu,
-                longest_task=longest,
-                n_tasks=len(task_list), cached=cached, claims=claims)
+    return dict(out=out, files=files + ["report.md", "runs.json"], wall_seconds=wall, task_seconds=task_seconds,
+                task_cpu=task_cpu, longest_task=longest, n_tasks=len(task_list), cached=cached, claims=claims,
+                runs=runs)
 

@@ -8,13 +8,16 @@ end in ``_timing.csv``: they are the only outputs that differ between runs.
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
+import warnings
 from collections import defaultdict
 
 import numpy as np
 
-__all__ = ["write_csv", "md_table", "fmt", "Claim", "line_figure", "mean_sd", "group"]
+__all__ = ["write_csv", "md_table", "fmt", "fmt_mean_sd", "Claim", "line_figure", "mean_sd", "group",
+           "append_run", "runs_table"]
 
 
 def _cell(value):
@@ -49,6 +52,22 @@ def fmt(value, digits=3):
     if math.isinf(value):
         return "∞" if value > 0 else "−∞"
     return f"{value:.{digits}g}"
+
+
+def fmt_mean_sd(mean, sd, digits=3):
+    """'mean ± sd' for a Markdown table: the sd to two significant digits, the mean to the same
+    decimal place but to at least ``digits`` significant digits ("1.00 ± 0.19", "2.2305 ± 0.0015",
+    "0.587 ± 0.118"); the mean alone (:func:`fmt`) when the sd is 0, None or NaN."""
+    if mean is None or sd is None or not math.isfinite(float(mean)) or not math.isfinite(float(sd)) or sd == 0:
+        return fmt(mean, digits)
+    mean, sd = float(mean), abs(float(sd))
+
+    def decimals(value, significant):  # decimal places that show ``significant`` digits of value
+        return max(0, significant - 1 - math.floor(math.log10(abs(value)))) if value else 0
+
+    places = max(decimals(mean, digits), decimals(sd, 2))
+    places = min(places, decimals(mean, digits) + 3)  # a tiny sd does not stretch the mean to 15 digits
+    return f"{mean:.{places}f} ± {sd:.{places}f}"
 
 
 def md_table(header, rows):
@@ -110,3 +129,64 @@ def line_figure(path, title, xlabel, ylabel, series, *, hline=None, hline_label=
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return os.path.basename(path)
+
+
+# --------------------------------------------------------------------------------------------
+# The runs into one output folder (OUT/runs.json), so that a rerun from the cache keeps the
+# time the first run measured
+# --------------------------------------------------------------------------------------------
+RUNS_FILE = "runs.json"
+
+
+def _read_runs(path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            runs = json.load(fh)
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as err:
+        runs = err
+    if not isinstance(runs, list):
+        aside = f"{path}.unreadable"
+        os.replace(path, aside)
+        warnings.warn(f"{path} is not a list of runs ({runs!r:.80}); moved it to {aside} and started a new one",
+                      stacklevel=3)
+        return []
+    return runs
+
+
+def append_run(out, record):
+    """Append ``record`` (a dict) to ``OUT/runs.json`` (a JSON list, written atomically); returns the list."""
+    path = os.path.join(out, RUNS_FILE)
+    runs = _read_runs(path) + [record]
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write("[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in runs) + "\n]\n")  # a run a line
+    os.replace(tmp, path)
+    return runs
+
+
+def _number(value, digits=1):
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def runs_table(runs, paper, scale):
+    """Markdown lines: the runs of ``paper`` at ``scale`` in ``runs`` (from ``OUT/runs.json``), one row each."""
+    mine = [r for r in runs if r.get("paper", paper) == paper and r.get("scale", scale) == scale]
+    rows = []
+    for r in mine:
+        workers = r.get("workers")
+        workers = (r.get("scheduler") or "—") if workers is None else str(workers)
+        load = r.get("load_average")
+        load = "—" if not load else " / ".join(f"{x:.1f}" for x in load)
+        rows.append((r.get("started_utc") or "—", r.get("backend") or "—", workers, str(r.get("computed", "—")),
+                     str(r.get("from_cache", "—")), _number(r.get("wall_seconds")),
+                     _number(r.get("cpu_seconds_computed")), load))
+    lines = [f"Runs into this folder (`{RUNS_FILE}`; wall time of the whole run, CPU time of the tasks it "
+             "computed, load average over 1 / 5 / 15 min when it ended):", "",
+             md_table(("started (UTC)", "backend", "workers", "computed", "from cache", "wall (s)", "CPU (s)",
+                       "load at end"), rows)]
+    if len(mine) < len(runs):
+        lines += ["", f"({len(runs) - len(mine)} runs of other papers or scales into this folder are in "
+                      f"`{RUNS_FILE}`.)"]
+    return lines
