@@ -188,3 +188,22 @@ def test_every_run_into_a_folder_is_kept_in_runs_json_and_the_report(tmp_path):
     assert len(third["runs"]) == 4
     report = open(os.path.join(out, "report.md"), encoding="utf-8").read()
     assert "| 2026-01-01 00:00 | loky | 2 | " + str(n) + " | 0 | 99.5 | 150.0 | — |" in report
+
+
+def test_mean_sd_cells_of_the_report():
+    from privpca_edu.reproduce._report import fmt_mean_sd
+
+    assert fmt_mean_sd(1.00057845175491, 0.19166156219747793) == "1.00 ± 0.19"
+    assert fmt_mean_sd(2.230468882320282, 0.001521924378128833) == "2.2305 ± 0.0015"
+    assert fmt_mean_sd(0.5866902437678042, 0.11774423858022806) == "0.587 ± 0.118"
+    assert fmt_mean_sd(1.0, 1e-15) == "1.0000 ± 0.0000"  # a tiny sd does not stretch the mean
+    assert fmt_mean_sd(0.4, 0.0) == "0.4" and fmt_mean_sd(float("nan"), 0.1) == "—"
+
+
+def test_figure_3_tables_give_mean_and_sd(reference):
+    report = open(os.path.join(reference["dps-pca"], "report.md"), encoding="utf-8").read()
+    fig3a = report.split("### Fig. 3(a)")[1].split("###")[0]
+    assert "| ε | t = 0 | t = 4 | t = 5 = T |" in fig3a and "mean ± sd over 2 repetitions" in fig3a
+    fig3b = report.split("### Fig. 3(b)")[1].split("###")[0]
+    rows = [line for line in fig3b.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
+    assert len(rows) == 2 and all(line.count(" ± ") == 2 for line in rows)

@@ -66,7 +66,7 @@ def fmt_mean_sd(mean, sd, digits=3):
         return max(0, significant - 1 - math.floor(math.log10(abs(value)))) if value else 0
 
     places = max(decimals(mean, digits), decimals(sd, 2))
-    places = min(places, decimals(mean, digits) + 3)  # a tiny sd does not stretch the mean to 15 digits
+    places = min(places, decimals(mean, digits) + 2)  # a tiny sd does not stretch the mean to 15 digits
     return f"{mean:.{places}f} ± {sd:.{places}f}"
 
 

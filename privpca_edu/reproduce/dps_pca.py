@@ -17,7 +17,7 @@ import numpy as np
 from ..experiments import dps_pca as ex
 from ..subspace import random_subspace_distance
 from ._engine import Task
-from ._report import Claim, fmt, group, md_table, mean_sd, write_csv
+from ._report import Claim, fmt, fmt_mean_sd, group, md_table, mean_sd, write_csv
 
 NAME = "dps-pca"
 TITLE = ("DPS-PCA — Ge, Wang, Wang & Liu, “Minimax-optimal privacy-preserving sparse PCA in distributed systems”, "
@@ -122,19 +122,27 @@ def write(cfg, task_list, results, out, draw):
 
     # Fig. 3(a)
     runs = group(task_list, results, "fig3a", ("epsilon",))
-    rows, series, finals = [], {}, {}
+    rows, series, finals, curves3a = [], {}, {}, {}
     for (eps,), trajs in runs.items():
         a = np.array(trajs)
         mean, sd = a.mean(axis=0), (a.std(axis=0, ddof=1) if len(a) > 1 else np.zeros(a.shape[1]))
         rows += [(eps, t, mean[t], sd[t], len(a)) for t in range(a.shape[1])]
         series[f"ε = {eps:g}"] = (np.arange(a.shape[1]), mean, sd)
         finals[eps] = mean[-1]
+        curves3a[eps] = (mean, sd, len(a))
     files.append(write_csv(os.path.join(out, "fig3a.csv"), ("epsilon", "iteration", "mean_D", "sd_D", "n_reps"), rows))
     files.append(draw(os.path.join(out, "fig3a.png"), "Fig. 3(a): DPS-PCA error, δ = 0.3", "iteration t",
                              "D(Q(t), Q*)", series, hline=guess, hline_label="random subspace"))
     start = float(np.mean([np.asarray(v)[:, 0].mean() for v in runs.values()]))
+    n_iter = cfg["n_iter"]
+    shown = sorted({0, min(4, n_iter), n_iter})
+    reps = sorted({r for _, _, r in curves3a.values()})
     md.append("### Fig. 3(a): error against iteration, δ = 0.3\n")
-    md.append(md_table(("ε", "final D (ours, mean)"), [(f"{e:g}", v) for e, v in finals.items()]))
+    md.append(f"D(Q(t), Q*), mean ± sd over {' or '.join(map(str, reps))} repetitions, at t = "
+              + ", ".join(map(str, shown)) + f" (T = {n_iter}, the final iterate).\n")
+    md.append(md_table(("ε",) + tuple(f"t = {t}" + (" = T" if t == n_iter else "") for t in shown),
+                       [(f"{e:g}",) + tuple(fmt_mean_sd(m[t], sd[t]) for t in shown)
+                        for e, (m, sd, _) in curves3a.items()]))
     md.append("")
     md.append(md_table(("quantity", "paper (Fig. 3(a) axis)", "ours", "difference"), [
         ("D at t = 0", f"≈ √k = {math.sqrt(k):.3f}", start, start - math.sqrt(k)),
@@ -156,6 +164,8 @@ def write(cfg, task_list, results, out, draw):
     files.append(write_csv(os.path.join(out, "fig3b.csv"),
                            ("epsilon", "delta", "iteration", "mean_D", "sd_D", "n_reps"), rows))
     md.append("\n### Fig. 3(b): error against iteration for several δ (the text says ε = 1, the caption ε = 2: both)\n")
+    reps = sorted({len(trajs) for trajs in runs.values()})
+    md.append(f"Final D(Q(T), Q*), T = {n_iter}: mean ± sd over {' or '.join(map(str, reps))} repetitions.\n")
     table = []
     for eps, curves in by_eps.items():
         files.append(draw(os.path.join(out, f"fig3b_eps{eps:g}.png"), f"Fig. 3(b): DPS-PCA, ε = {eps:g}",
@@ -163,7 +173,7 @@ def write(cfg, task_list, results, out, draw):
                                  {f"δ = {dl:g}": (np.arange(len(m)), m, s) for dl, (m, s) in curves.items()},
                                  hline=guess, hline_label="random subspace"))
         deltas = sorted(curves)
-        table.append((f"{eps:g}",) + tuple(fmt(curves[dl][0][-1]) for dl in deltas))
+        table.append((f"{eps:g}",) + tuple(fmt_mean_sd(curves[dl][0][-1], curves[dl][1][-1]) for dl in deltas))
         claims.append(Claim(f"Fig. 3(b), ε = {eps:g}", "smaller δ gives a higher final error",
                             _non_increasing([curves[dl][0][-1] for dl in deltas]),
                             "final D by increasing δ: " + ", ".join(fmt(curves[dl][0][-1]) for dl in deltas)))
