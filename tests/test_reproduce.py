@@ -5,6 +5,7 @@ from __future__ import annotations
 import filecmp
 import glob
 import os
+import pickle
 
 import numpy as np
 import pytest
@@ -105,17 +106,45 @@ def test_interrupted_run_resumes_with_the_same_tables(reference, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         reproduce.run("dps-pca", "quick", n_jobs=2, out=out, progress=False, figures=False, on_result=interrupt)
     cache = os.path.join(out, ".cache")
-    done = sorted(glob.glob(os.path.join(cache, "*.pkl")))
-    assert 5 <= len(done) < n_tasks
-    # a writer killed mid-write leaves at most a temporary file; a damaged entry is recomputed
-    open(os.path.join(cache, "fig3a-00000-0000000000000000.pkl.123.tmp"), "wb").write(b"\x80\x04")
-    with open(done[0], "r+b") as fh:
-        fh.truncate(3)
+    done = _engine.cached_results(cache)
+    assert 5 <= len(done) < n_tasks  # everything computed before the interruption was written
+    # a writer killed mid-write leaves at most a temporary file, ignored; a damaged file is
+    # skipped and its tasks recomputed
+    open(os.path.join(cache, "batch-0-0-0.pkl.tmp"), "wb").write(b"\x80\x04")
+    open(os.path.join(cache, "batch-1-0-0.pkl"), "wb").write(b"\x80\x04")
     res = reproduce.run("dps-pca", "quick", n_jobs=1, out=out, progress=False, figures=False)
-    assert res["cached"] == len(done) - 1
+    assert res["cached"] == len(done)
     _assert_same_tables(reference["dps-pca"], out)
     again = reproduce.run("dps-pca", "quick", n_jobs=1, out=out, progress=False, figures=False)
     assert again["cached"] == n_tasks
+
+
+def test_cache_is_written_in_batches_and_reads_one_file_per_task_too(tmp_path):
+    """Quick tasks share a file (one open per second, not per task); a file per task is still read."""
+    def fn(seed):
+        return float(np.random.default_rng(seed).random())
+
+    fn.__module__, fn.__qualname__ = __name__, "fn"
+    tasks = [_engine.Task("x", dict(rep=r), fn) for r in range(50)]
+    cache = str(tmp_path / "cache")
+    first = _engine.run_tasks(tasks, paper="p", scale="quick", version="0", cache_dir=cache, progress=False)
+    files = os.listdir(cache)
+    assert 1 <= len(files) <= 3 and all(f.startswith("batch-") and f.endswith(".pkl") for f in files)
+    assert len(_engine.cached_results(cache)) == 50
+    # the older layout: one pickle per task, named by cache_name
+    name = _engine.cache_name("p", "quick", "0", 0, 50, _engine.Task("x", dict(rep=50), fn))
+    with open(os.path.join(cache, name), "wb") as fh:
+        pickle.dump((0.5, (1.0, 1.0), ()), fh)
+    more = tasks + [_engine.Task("x", dict(rep=50), fn)]
+    again = _engine.run_tasks(more, paper="p", scale="quick", version="0", cache_dir=cache, progress=False)
+    assert all(r.cached for r in again) and again[50].value == 0.5
+    assert [r.value for r in again[:50]] == [r.value for r in first]
+    # a damaged batch: its tasks are recomputed, to the same values
+    batch = [f for f in files if f.startswith("batch-")][0]
+    with open(os.path.join(cache, batch), "r+b") as fh:
+        fh.truncate(3)
+    third = _engine.run_tasks(tasks, paper="p", scale="quick", version="0", cache_dir=cache, progress=False)
+    assert [r.value for r in third] == [r.value for r in first] and not all(r.cached for r in third)
 
 
 def test_each_task_draws_from_its_own_spawned_seed():

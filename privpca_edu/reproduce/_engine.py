@@ -10,11 +10,15 @@ BLAS thread (threadpoolctl, through :func:`privpca_edu._validation.single_thread
 
 hence the results are bit-identical for any ``n_jobs`` and either backend.
 
-Resuming: each finished task is written at once (atomically: a temporary file, then
-:func:`os.replace`) to ``cache_dir``, under a name derived from the paper, the scale, the grid
-point (its experiment, index and parameters) and the package version.  A rerun loads what is
-there and computes only the rest, so an interrupted run (Ctrl-C, a killed job, a lost cluster)
-continues where it stopped.
+Resuming: every finished task is written to ``cache_dir`` under a name derived from the paper,
+the scale, the grid point (its experiment, index and parameters) and the package version.  A
+rerun loads what is there and computes only the rest, so an interrupted run (Ctrl-C, a killed
+job, a lost cluster) continues where it stopped.  Results are written in batches, each one
+file written atomically (a temporary file, then :func:`os.replace`): a task that took a second
+or more is written as soon as it arrives, quicker ones at most a second later, and whatever is
+pending is written when the run stops on an exception (Ctrl-C included).  A killed process
+thus loses at most the last second of work.  One file per task, as earlier versions wrote
+them, is still read.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import numpy as np
 
 from .._validation import single_threaded_blas
 
-__all__ = ["Task", "TaskResult", "run_tasks", "task_seed", "BACKENDS"]
+__all__ = ["Task", "TaskResult", "run_tasks", "task_seed", "cached_results", "BACKENDS"]
 
 BACKENDS = ("loky", "dask")
 
@@ -133,20 +137,68 @@ def _chunks(jobs, costs, n_jobs):
     return chunks
 
 
-def _load(path):
+_BATCH = "batch-"  # prefix of a file holding several tasks' results: {name: record}
+_UNREADABLE = (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, IndexError)
+
+
+def _read(path):
     try:
         with open(path, "rb") as fh:
-            value, (seconds, cpu), notes = pickle.load(fh)
-    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
-        return None  # absent, or a file from a killed writer that somehow survived: recompute
+            return pickle.load(fh)
+    except _UNREADABLE:
+        return None  # a file from a killed writer that somehow survived: its tasks are recomputed
+
+
+def _result(record):
+    """A cached record ``(value, (seconds, cpu), notes)`` as a :class:`TaskResult`, or None if malformed."""
+    try:
+        value, (seconds, cpu), notes = record
+    except _UNREADABLE:
+        return None
     return TaskResult(value, seconds, notes, cached=True, cpu_seconds=cpu)
 
 
-def _store(path, value, seconds, notes):
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as fh:
-        pickle.dump((value, seconds, notes), fh, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)
+def cached_results(cache_dir):
+    """``{cache name: TaskResult}`` of every readable entry in ``cache_dir`` (batches and single files)."""
+    try:
+        names = os.listdir(cache_dir)
+    except OSError:
+        return {}
+    out = {}
+    for name in sorted(names):
+        if not name.endswith(".pkl"):
+            continue  # temporary files of an interrupted write
+        content = _read(os.path.join(cache_dir, name))
+        records = content.items() if name.startswith(_BATCH) and isinstance(content, dict) else [(name, content)]
+        for key, record in records:
+            result = _result(record) if record is not None else None
+            if result is not None:
+                out[key] = result
+    return out
+
+
+class _CacheWriter:
+    """Collects finished tasks and writes them as one batch file at most every ``every`` seconds."""
+
+    def __init__(self, cache_dir, every=1.0):
+        self.cache_dir, self.every = cache_dir, every
+        self.pending, self.files = {}, 0
+        self.last = time.monotonic()
+
+    def add(self, name, record):
+        self.pending[name] = record
+        if time.monotonic() - self.last >= self.every:
+            self.flush()
+
+    def flush(self):
+        if self.pending:
+            path = os.path.join(self.cache_dir, f"{_BATCH}{time.time_ns():d}-{os.getpid()}-{self.files}.pkl")
+            tmp = f"{path}.tmp"
+            with open(tmp, "wb") as fh:
+                pickle.dump(self.pending, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+            self.pending, self.files = {}, self.files + 1
+        self.last = time.monotonic()
 
 
 def _progress_bar(total, initial, desc, enabled):
@@ -212,8 +264,9 @@ def run_tasks(tasks, *, paper, scale, version, seed=0, n_jobs=1, backend="loky",
               progress=True, on_result=None):
     """Results of ``tasks`` (a list of :class:`TaskResult`, in grid order), computing only uncached ones.
 
-    ``on_result(index, result)`` is called in the main process after each computed task has
-    been cached (used by the tests to interrupt a run).
+    ``on_result(index, result)`` is called in the main process after each computed task (used
+    by the tests to interrupt a run); the task is in the cache within a second, or as soon as
+    the run stops, whatever stops it.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
@@ -222,13 +275,16 @@ def run_tasks(tasks, *, paper, scale, version, seed=0, n_jobs=1, backend="loky",
     n_jobs = resolve_n_jobs(n_jobs)
     n = len(tasks)
     children = np.random.SeedSequence(seed).spawn(n)
-    paths = [None] * n
+    names = [None] * n
     results = [None] * n
+    writer = None
     if cache_dir is not None:
         os.makedirs(cache_dir, exist_ok=True)
+        cached = cached_results(cache_dir)
         for i, task in enumerate(tasks):
-            paths[i] = os.path.join(cache_dir, cache_name(paper, scale, version, seed, i, task))
-            results[i] = _load(paths[i])
+            names[i] = cache_name(paper, scale, version, seed, i, task)
+            results[i] = cached.get(names[i])
+        writer = _CacheWriter(cache_dir)
     # longest first, so that no worker is left with one long task while the others idle at the end
     todo = sorted((i for i in range(n) if results[i] is None), key=lambda i: -tasks[i].cost)
     jobs = [(i, tasks[i].fn, tasks[i].kwargs, children[i].entropy, children[i].spawn_key) for i in todo]
@@ -239,14 +295,16 @@ def run_tasks(tasks, *, paper, scale, version, seed=0, n_jobs=1, backend="loky",
             stream = (_iter_loky(jobs, costs, n_jobs) if backend == "loky" else
                       _iter_dask(jobs, costs, n_jobs, scheduler))
             for i, value, (seconds, cpu), notes in stream:
-                if paths[i] is not None:
-                    _store(paths[i], value, (seconds, cpu), notes)
+                if writer is not None:
+                    writer.add(names[i], (value, (seconds, cpu), notes))
                 results[i] = TaskResult(value, seconds, notes, cpu_seconds=cpu)
                 if bar is not None:
                     bar.update(1)
                 if on_result is not None:
                     on_result(i, results[i])
     finally:
+        if writer is not None:
+            writer.flush()
         if bar is not None:
             bar.close()
     return results

@@ -105,29 +105,42 @@ def group(tasks, results, experiment, keys):
 
 
 def line_figure(path, title, xlabel, ylabel, series, *, hline=None, hline_label=None, logx=False, logy=False):
-    """One panel of curves: ``series`` maps a label to (x, y) or (x, y, err). Returns the file name."""
-    import matplotlib
+    """One panel of curves, saved as PNG; ``series`` maps a label to (x, y) or (x, y, err).
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    The book's figure style: 672 px wide, text of at least 11 px, Okabe–Ito colours with a
+    marker and a line style per curve (told apart without colour).  Drawn on a bare
+    :class:`matplotlib.figure.Figure` (no pyplot state) with fixed margins, which takes a
+    fraction of the time of a layout engine.  Returns the file name.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    fig, ax = plt.subplots(figsize=(5.2, 3.6), layout="constrained")
-    for label, curve in series.items():
-        x, y = np.asarray(curve[0], float), np.asarray(curve[1], float)
-        if len(curve) > 2 and curve[2] is not None:
-            ax.errorbar(x, y, yerr=np.asarray(curve[2], float), marker="o", ms=3, capsize=2, label=label)
-        else:
-            ax.plot(x, y, marker="o", ms=3, label=label)
-    if hline is not None:
-        ax.axhline(hline, color="0.5", ls="--", lw=1, label=hline_label)
-    if logx:
-        ax.set_xscale("log")
-    if logy:
-        ax.set_yscale("log")
-    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
-    ax.legend(fontsize=7)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    from ..plotting._style import GREY, WIDTH, finish_axes, house
+    from ..plotting._style import series as series_style
+
+    with house():
+        fig = Figure(figsize=(WIDTH, 0.6 * WIDTH))
+        FigureCanvasAgg(fig)
+        fig.subplots_adjust(left=0.1, right=0.98, bottom=0.13, top=0.91)
+        ax = fig.add_subplot()
+        for i, (label, curve) in enumerate(series.items()):
+            look = series_style(i)
+            kw = dict(color=look["color"], marker=look["marker"], linestyle=look["ls"], label=label)
+            x, y = np.asarray(curve[0], float), np.asarray(curve[1], float)
+            if len(curve) > 2 and curve[2] is not None:
+                ax.errorbar(x, y, yerr=np.asarray(curve[2], float), capsize=3, **kw)
+            else:
+                ax.plot(x, y, **kw)
+        if hline is not None:
+            ax.axhline(hline, color=GREY, ls=(0, (4, 3)), lw=1.5, label=hline_label)
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+        ax.legend()
+        finish_axes(fig)
+        fig.savefig(path)
     return os.path.basename(path)
 
 

@@ -121,7 +121,7 @@ def write(cfg, task_list, results, out, draw):
         for panel, values in grid["panels"].items():
             label = PANEL_LABEL[panel]
             files.append(draw(os.path.join(out, f"fig{fig}_{label if label != 'ε' else 'eps'}.png"),
-                              f"Figure {fig}: {alg}, several {label}", "n", "‖V̂V̂ᵀ − VVᵀ‖_F",
+                              f"Figure {fig}: {alg}, several {label}", "n", r"$\Vert\hat V\hat V^\top - VV^\top\Vert_F$",
                               {f"{label} = {c:g}": (xs, [stats[panel, c, x] for x in xs]) for c in values}, logx=True))
             md.append(md_table((f"{label} \\ n",) + tuple(f"{x:g}" for x in xs),
                                [(f"{c:g}",) + tuple(stats[panel, c, x] for x in xs) for c in values]))
