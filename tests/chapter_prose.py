@@ -25,3 +25,11 @@ def half_unit(number_text):
     """Half a unit of the last digit of a decimal as printed ("1.37" → 0.005, "0.0075" → 0.00005)."""
     decimals = len(number_text.split(".")[1]) if "." in number_text else 0
     return 0.5 * 10.0**-decimals
+
+
+def assert_within_spread(values, mean, sd, what):
+    """The mean of a few recomputed repetitions lies within 4 standard errors (quoted sd / √reps) of a
+    quoted mean, plus half a unit of its third decimal; an sd below 0.001 counts as 0.001."""
+    got = sum(values) / len(values)
+    tol = 4 * max(sd, 1e-3) / len(values) ** 0.5 + 5e-4
+    assert abs(got - mean) <= tol, (what, got, mean, tol)

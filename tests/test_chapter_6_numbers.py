@@ -25,17 +25,16 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from chapter_prose import assert_said, half_unit, markdown_prose
+from chapter_prose import assert_said, assert_within_spread, half_unit, markdown_prose
 
 import privpca_edu as pp
 from privpca_edu import bounds as B
 from privpca_edu.datasets import ldp_spiked
 from privpca_edu.estimators.local import LocalGaussianPCA, LocalSparsePCA, local_noise_scale
 from privpca_edu.experiments import ldp
-from privpca_edu._validation import single_threaded_blas
 from privpca_edu.privacy import analyze_gauss_noise_scale
 from privpca_edu.reproduce import paper_tasks
-from privpca_edu.reproduce._engine import task_seed
+from privpca_edu.reproduce._engine import run_task
 from privpca_edu.subspace import fantope_projection, random_subspace_distance
 from privpca_edu.widgets.ldp import LDP_PRESETS, WANG_XU_DELTA, ldp_dashboard, weak_delta_warning
 
@@ -319,14 +318,6 @@ def _paper_grid(figure):
     return tasks, groups
 
 
-def _paper_error(tasks, index):
-    """One repetition as the command's worker runs it: its own task seed, one BLAS thread."""
-    task = tasks[index]
-    with single_threaded_blas(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return task.fn(seed=task_seed(0, len(tasks), index), **task.kwargs)[0]
-
-
 def _level(task):
     return random_subspace_distance(task.kwargs["n_features"], task.kwargs["n_components"], kind="projection")
 
@@ -334,7 +325,7 @@ def _level(task):
 def test_papers_scale_figure_1_is_the_reports_recomputed_in_full(prose):
     """All 1200 repetitions of Figure 1 (milliseconds each) with the command's seeds: the report's range to the bit."""
     tasks, groups = _paper_grid(1)
-    means = {key: np.array([_paper_error(tasks, i) for i in indices]).mean() for key, indices in groups.items()}
+    means = {key: np.array([run_task(tasks, i)[0] for i in indices]).mean() for key, indices in groups.items()}
     ratios = [means[key] / _level(tasks[indices[0]]) for key, indices in groups.items()]
     n, low, high = PAPER_RANGE[1]
     assert len(ratios) == n
@@ -358,8 +349,7 @@ def test_papers_scale_figure_2_is_the_reports(prose):
     (key, (mean, sd)), = PAPER_FIG2_CELL.items()
     indices = groups[key]
     assert len(indices) == 20
-    errors = [_paper_error(tasks, i) for i in indices[:4]]
-    assert abs(np.mean(errors) - mean) <= 4 * max(sd, 1e-3) / math.sqrt(len(errors)) + 5e-4, (errors, mean, sd)
+    assert_within_spread([run_task(tasks, i)[0] for i in indices[:4]], mean, sd, key)
     level = _level(tasks[indices[0]])
     assert low <= mean / level <= high
     # Figure 2's ε panel: the error does not fall steadily as ε grows

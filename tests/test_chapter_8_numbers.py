@@ -29,10 +29,9 @@ from scipy.optimize import brentq
 
 from privpca_edu import bounds
 from privpca_edu.experiments import dps_pca as ex
-from privpca_edu._validation import single_threaded_blas
 from privpca_edu.privacy import dps_pca_sigma
 from privpca_edu.reproduce import paper_tasks
-from privpca_edu.reproduce._engine import task_seed
+from privpca_edu.reproduce._engine import run_task
 from privpca_edu.widgets.dps_pca import dps_pca_dashboard
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -241,19 +240,18 @@ def test_paper_scale_cells_recomputed_in_full():
             groups.setdefault((task.experiment, task.point["epsilon"], task.point["delta"]), []).append(index)
     assert {(f, e, d) for f, e, d, _ in PAPER} <= set(groups)
     checked = 0
-    with single_threaded_blas():
-        for key, indices in groups.items():
-            if not any(k[:3] == key for k in PAPER):
-                continue
-            runs = np.array([tasks[i].fn(seed=task_seed(0, len(tasks), i), **tasks[i].kwargs) for i in indices])
-            assert runs.shape == (20, 11)
-            mean, sd = runs.mean(axis=0), runs.std(axis=0, ddof=1)
-            for t in range(runs.shape[1]):
-                if key + (t,) in PAPER:
-                    qm, qs = PAPER[key + (t,)]
-                    assert mean[t] == pytest.approx(qm, rel=1e-12, abs=0), (key, t)
-                    assert sd[t] == pytest.approx(qs, rel=1e-12, abs=0), (key, t)
-                    checked += 1
+    for key, indices in groups.items():
+        if not any(k[:3] == key for k in PAPER):
+            continue
+        runs = np.array([run_task(tasks, i) for i in indices])
+        assert runs.shape == (20, 11)
+        mean, sd = runs.mean(axis=0), runs.std(axis=0, ddof=1)
+        for t in range(runs.shape[1]):
+            if key + (t,) in PAPER:
+                qm, qs = PAPER[key + (t,)]
+                assert mean[t] == pytest.approx(qm, rel=1e-12, abs=0), (key, t)
+                assert sd[t] == pytest.approx(qs, rel=1e-12, abs=0), (key, t)
+                checked += 1
     assert checked == len(PAPER)
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from chapter_prose import assert_within_spread
 
 import privpca_edu as pp
 from privpca_edu import audit
@@ -38,7 +39,7 @@ from privpca_edu.estimators import kendall as kendall_module
 from privpca_edu.estimators.robust import KendallDPPCA, kendall_noise_scale, kendall_tau_matrix
 from privpca_edu.experiments import robust as ex
 from privpca_edu.reproduce import paper_tasks
-from privpca_edu.reproduce._engine import task_seed
+from privpca_edu.reproduce._engine import run_task
 from privpca_edu.widgets.robust import breakdown_dashboard, heavy_tails_dashboard
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "09_heavy_tails.ipynb"
@@ -596,13 +597,6 @@ def _paper_task_groups():
     return cfg, tasks, groups
 
 
-def _run(tasks, index):
-    task = tasks[index]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return task.fn(seed=task_seed(0, len(tasks), index), **task.kwargs)
-
-
 LABELS = {"sph": "sph", "wins": "wins", "AG": "AG", "SGPCA": "SGPCA", "NSGGD": "NSGGD"}  # as report.md heads its columns
 LAW_ROWS = {"gaussian": "*Gaussian*", "t": "*$t_1$*", "contaminated": "*5 % outliers*"}
 
@@ -695,18 +689,11 @@ def test_paper_scale_n500_cells_recomputed_in_full():
     assert cfg["n_reps"] == 100 and cfg["epsilon"] == 1.0 and cfg["delta"] == 1e-5
     for family in ex.FAMILIES:
         indices = groups["fig_" + family, family, 10, 500]
-        values = [_run(tasks, i) for i in indices]
+        values = [run_task(tasks, i) for i in indices]
         for method in ex.METHODS:
             mean, sd = mean_sd([v[method][0] for v in values])
             qm, qs = PAPER["fig", family, 10, 500, method]
             assert abs(mean - qm) <= 5e-4 + 1e-12 and abs(sd - qs) <= 5e-4 + 1e-12, (family, method, mean, qm)
-
-
-def _within_spread(values, mean, sd, what):
-    """The mean of a few recomputed repetitions lies within 4 standard errors (quoted sd / √reps)."""
-    got = float(np.mean(values))
-    tol = 4 * max(sd, 1e-3) / math.sqrt(len(values)) + 5e-4
-    assert abs(got - mean) <= tol, (what, got, mean, tol)
 
 
 def test_paper_scale_other_cells_within_their_spread():
@@ -714,15 +701,15 @@ def test_paper_scale_other_cells_within_their_spread():
     for family in ex.FAMILIES:
         for d, n, reps in ((10, 8000, 2), (50, 8000, 1)):
             indices = groups["fig_" + family, family, d, n][:reps]
-            values = [_run(tasks, i) for i in indices]
+            values = [run_task(tasks, i) for i in indices]
             for method in ex.METHODS:
                 key = ("fig", family, d, n, method)
                 if key in PAPER:
-                    _within_spread([v[method][0] for v in values], *PAPER[key], key)
+                    assert_within_spread([v[method][0] for v in values], *PAPER[key], key)
         indices = groups["fig5", family, None, None][:6]
-        values = [_run(tasks, i) for i in indices]
+        values = [run_task(tasks, i) for i in indices]
         for j, eps in enumerate(cfg["epsilons"]):
             for method in ex.METHODS:
                 key = ("fig5", family, None, eps, method)
                 if key in PAPER:
-                    _within_spread([v[method][j] for v in values], *PAPER[key], key)
+                    assert_within_spread([v[method][j] for v in values], *PAPER[key], key)

@@ -162,6 +162,25 @@ def test_each_task_draws_from_its_own_spawned_seed():
     assert calls == [c.spawn_key for c in children]
 
 
+def test_task_seed_and_run_task_are_what_the_workers_use():
+    """task_seed(seed, n, i) is child i of SeedSequence(seed).spawn(n); run_task recomputes a task's cached value."""
+    for seed, n, i in ((0, 423, 0), (0, 2440, 1234), (7, 5, 4)):
+        child = np.random.SeedSequence(seed).spawn(n)[i]
+        mine = _engine.task_seed(seed, n, i)
+        assert (mine.entropy, mine.spawn_key, mine.pool_size) == (child.entropy, child.spawn_key, child.pool_size)
+        assert (mine.generate_state(8) == child.generate_state(8)).all()
+    with pytest.raises(IndexError):
+        _engine.task_seed(0, 5, 5)
+
+    def fn(seed):
+        return float(np.random.default_rng(seed).random())
+
+    fn.__module__, fn.__qualname__ = __name__, "fn"
+    tasks = [_engine.Task("x", dict(rep=r), fn) for r in range(6)]
+    results = _engine.run_tasks(tasks, paper="p", scale="quick", version="0", seed=3, progress=False)
+    assert [_engine.run_task(tasks, i, seed=3) for i in range(6)] == [r.value for r in results]
+
+
 def test_bad_arguments_are_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="paper must be one of"):
         reproduce.run("pca", "quick", out=str(tmp_path))

@@ -35,7 +35,7 @@ import numpy as np
 
 from .._validation import single_threaded_blas
 
-__all__ = ["Task", "TaskResult", "run_tasks", "task_seed", "cached_results", "BACKENDS"]
+__all__ = ["Task", "TaskResult", "run_tasks", "run_task", "task_seed", "cached_results", "BACKENDS"]
 
 BACKENDS = ("loky", "dask")
 
@@ -71,8 +71,22 @@ class TaskResult:
 
 
 def task_seed(seed, n_tasks, index):
-    """The SeedSequence of grid index ``index`` (child ``index`` of ``SeedSequence(seed).spawn(n_tasks)``)."""
-    return np.random.SeedSequence(seed).spawn(n_tasks)[index]
+    """The SeedSequence of grid index ``index`` (child ``index`` of ``SeedSequence(seed).spawn(n_tasks)``).
+
+    Built directly as ``SeedSequence(seed, spawn_key=(index,))``, which is that child (same
+    entropy, spawn key and pool size), without creating the other ``n_tasks − 1``.
+    """
+    if not 0 <= index < n_tasks:
+        raise IndexError(f"index must be in [0, {n_tasks}), got {index}")
+    return np.random.SeedSequence(seed, spawn_key=(index,))
+
+
+def run_task(tasks, index, seed=0):
+    """The value of task ``index`` of ``tasks``, computed exactly as a worker computes it (its own
+    :func:`task_seed`, one BLAS thread, warnings collected): what the cache stores for it."""
+    child = task_seed(seed, len(tasks), index)
+    task = tasks[index]
+    return _call(task.fn, task.kwargs, child.entropy, child.spawn_key)[0]
 
 
 def _json_default(value):
