@@ -258,6 +258,81 @@ def test_paper_scale_cells_recomputed_in_full():
 # ---------------------------------------------------------------------------------------------
 # Nothing else: every decimal number of the prose is recomputed above or cited from the paper
 # ---------------------------------------------------------------------------------------------
+# What the theorems establish, and the errors a student would hit
+# ---------------------------------------------------------------------------------------------
+def _code_cell(marker):
+    cells = [c for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+             if c["cell_type"] == "code" and marker in "".join(c["source"])]
+    assert len(cells) == 1, marker
+    return "".join(cells[0]["source"])
+
+
+def test_the_papers_model_in_the_code_is_the_one_the_prose_describes(quoted):
+    """The text says the tail eigenvalues are uniform on [0, 10] and that unit rows have trace 1: the
+    cell's spectra must be exactly that (the theorem needs only λ₁, λ_k, λ_{k+1})."""
+    source = _code_cell("lam_unit")
+    namespace = {"np": np}
+    exec("\n".join(line for line in source.splitlines() if line.startswith(("lam_raw", "lam_unit"))), namespace)
+    lam_raw, lam_unit = namespace["lam_raw"], namespace["lam_unit"]
+    assert lam_raw.shape == lam_unit.shape == (1000,)
+    tail = lam_raw[5:]
+    assert np.all(lam_raw[:5] == 100.0) and tail.max() == 10.0 and tail.min() == 0.0
+    np.testing.assert_allclose(np.diff(tail), np.diff(tail)[0])  # evenly spread: uniform on [0, 10]
+    assert tail.mean() == pytest.approx(5.0)  # E‖x‖² = 5·100 + 995·5, the prose's norm about 74
+    quoted("the tail eigenvalues are uniform on $[0, 10]$")
+    assert lam_unit.sum() == pytest.approx(1.0, rel=1e-12)  # rows of norm 1
+    quoted("eigenvalues that sum to $\\mathbb E\\lVert x\\rVert^2 = 1$")
+    raw = bounds.dps_pca(1.0, ex.PAPER_DELTA, 10, 100_000, 1, 1000, 5, 10, 50, lam_raw)
+    unit = bounds.dps_pca(1.0, ex.PAPER_DELTA, 10, 100_000, 1, 1000, 5, 10, 50, lam_unit)
+    assert raw["valid"] and not unit["valid"]  # "with unit rows the bound is vacuous at ε = 1"
+    flat = bounds.dps_pca(1.0, ex.PAPER_DELTA, 10, 100_000, 1, 1000, 5, 10, 50, np.r_[[100.0] * 5, [10.0] * 995])
+    assert raw["alpha"] == flat["alpha"] and raw["xi_stat"] == flat["xi_stat"]
+
+
+def test_figure_8_2_optimisation_term_against_the_other_two(quoted):
+    """Figure 8.2: ξ_opt(T) lies below ξ_stat everywhere and above ξ_priv from the crossing on."""
+    f = ex.figure2_theory(delta=0.01)
+    assert f["valid"].all()
+    assert np.all(f["xi_priv"] < f["xi_stat"]) and np.all(f["xi_opt_final"] < f["xi_stat"])
+    lam = np.r_[[100.0] * 5, [10.0] * 995]
+
+    def excess(eps):
+        b = bounds.dps_pca(eps, 0.01, 10, 10**5, 1, 1000, 5, 10, 50, lam)
+        return b["xi_opt"][-1] - b["xi_priv"]
+
+    cross = brentq(excess, 0.2, 2.0, xtol=1e-10)
+    above = f["xi_opt_final"] > f["xi_priv"]
+    np.testing.assert_array_equal(above, f["epsilon"] > cross)
+    quoted(f"lies above the privacy term for every ε above {cross:.2f}")
+    assert "smaller still" not in FLAT
+
+
+def test_theorem_4_1_hypotheses_and_the_books_analysis(quoted):
+    quoted("If $0<\\varepsilon<1$ and $0<\\delta<1/2$, the output of Algorithm 1")
+    quoted("the whole sequence of messages $(H_i^{(1)},\\dots,H_i^{(T)})$ that the server collects from provider $i$")
+    quoted("**Sensitivity** (the book's analysis)")
+    quoted("**Composition** (the book's analysis)")
+    quoted("By this analysis the calibration is valid while $\\varepsilon/T < 1$")
+    quoted("0.5 (orange, triangles, dashed; **outside** Theorem 4.1, which needs δ < 1/2")
+    assert "sub-Gaussian" not in FLAT
+    quoted("**bounded**, with variance proxy below one; integers $0<k<s^*<d$")
+    # N is defined before its first use
+    assert FLAT.index("With $N$ providers") < FLAT.index("\\sqrt N")
+
+
+def test_the_start_condition_and_the_radical_reading(quoted):
+    quoted(f"$\\sqrt{{k(d-k)/d}}$, {math.sqrt(5 * 195 / 200):.2f} at $k = 5$")
+    raw = bounds.dps_pca(1.0, 0.01, 10, 10**5, 1, 1000, 5, 10, 50, np.r_[[100.0] * 5, [10.0] * 995])
+    assert not raw["start_ok"] and "violates Assumption B.1" in raw["start_reason"]
+    assert raw["start_condition"] == pytest.approx(raw["total"][0])
+    quoted(f"at ε = 1, the bound at $t = 1$ is {raw['start_condition']:.2f}")
+    b = ex.dps_pca_explorer(epsilon=10.0, calibration="analytic_exact")["bound"]
+    alternative = b["xi_stat"] + b["xi_priv"] * math.sqrt(1 - b["rho"] ** 0.25) + b["xi_opt"][-1]
+    quoted(f"ε = 10 would be {alternative:.2f} instead of {b['total'][-1]:.2f}")
+    assert alternative > math.sqrt(5)  # "still above √5"
+
+
+# ---------------------------------------------------------------------------------------------
 #: Decimals the prose cites rather than computes: the paper's settings (ε, δ and the axis range
 #: 0.8–2.0 of its Fig. 4(a)), the 3.0 top of that axis, the 0.6 its Fig. 3(a)'s lowest curve ends
 #: above, and its Table 1 timings (seconds).

@@ -10,13 +10,27 @@ paper gives no values for the constants C₁ (upper bound) and C₂ (lower bound
 arguments ``C1`` and ``C2`` defaulting to 1, so absolute levels carry no guarantee; shapes and
 trends (in n, d, s, k, ε, δ, T) do.
 
-**How settled the form is.**  The structure (three terms, per-iteration contraction
-:math:`\rho^{1/4}`, the success probability, α as restricted noise over λ_k) is the theorem's.  Two
-placements are readings of the displayed formulas that are not confirmed against a verified copy of
-the published statement: the factor :math:`1/(1-\rho^{1/4})` in ξ_priv is taken *outside* the square
-root (alternative: :math:`1/\sqrt{3(1-\rho^{1/4})}`), and in ξ_opt the radical covers only
-:math:`1-\rho^{1/2}`.  ``valid`` checks only what can be checked without Assumption B.1 (ŝ ≥ s*, α < 1 − γ,
-i.e. ρ < 1, and a positive success probability).
+**What the paper establishes, and what is this module's reading.**  Theorem 4.3 as published: under
+Assumption 2.3 (i.i.d. records X = Σ^{1/2}Z with Z zero-mean, **bounded**, variance proxy below one
+and identity covariance; integers 0 < k < s* < d; a row-s*-sparse top-k eigenspace; λ_k > λ_{k+1})
+and Assumption B.1 of the appendix, with the success probability below, the iterates obey
+:math:`\lVert Q^{(t)\top}Q^*_\perp\rVert_F \le \xi_{stat}+\xi_{priv}+\xi_{opt}(t)` for every
+t = 1..T, where Q^{(1)} is the start.  ξ_stat, ξ_opt and the probability are as printed.  One
+placement in ξ_priv is a reading of the displayed formula, not confirmed against a rendered copy:
+the factor :math:`1/(1-\rho^{1/4})` is taken *outside* the square root, :math:`1/(\sqrt3\,(1-\rho^{1/4}))`,
+because ξ_stat carries the same geometric-series factor.  Under the alternative reading,
+:math:`1/\sqrt{3(1-\rho^{1/4})}`, ξ_priv is smaller by the factor :math:`\sqrt{1-\rho^{1/4}}`.
+
+**Assumption B.1 and the start.**  Assumption B.1 (in the paper's appendix) constrains α, τ, n, d,
+N, ŝ, s* and the quality of the start Q^{(1)}; its exact form is not reproduced here.  What can be
+said: at t = 1 the theorem asserts that the start's error is at most
+``start_condition`` = ξ_stat + ξ_priv + ξ_opt(1), with ξ_opt(1) ≤ ¼.  A random start has error
+about :math:`\sqrt{k(d-k)/d}` (2.2 at k = 5, d = 200), so whenever ``start_condition`` is below that
+a random start — the package's default — is **outside** the theorem's hypotheses.  ``valid``
+checks only what can be checked without Assumption B.1 (ŝ ≥ s*, α < 1 − γ, i.e. ρ < 1, and a
+positive success probability): a necessary check, not the theorem's hypotheses.  ``start_ok``
+compares ``start_condition`` with the start's error (``start_error``, by default the random
+start's :math:`\sqrt{k(d-k)/d}`), and ``start_reason`` says what that comparison means.
 """
 
 from __future__ import annotations
@@ -39,7 +53,8 @@ def _success_probability(n_iter, tau, n_samples, n_features):
 
 
 def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_components, support_size, sparsity,
-            eigenvalues, *, tau=None, C1=1.0, C2=1.0, calibration="paper", data_norm=1.0):
+            eigenvalues, *, tau=None, C1=1.0, C2=1.0, calibration="paper", data_norm=1.0,
+            start_error=None):
     r"""Ge et al. (2018), §4, Theorem 4.3: :math:`\lVert Q^{(t)\top}Q^*_\perp\rVert_F \le \xi_{stat} + \xi_{priv} + \xi_{opt}(t)`.
 
     .. math::
@@ -62,8 +77,9 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
 
     In words: the error after t rounds is a floor set by sampling (ξ_stat, the minimax rate up
     to 1/(1 − ρ^{1/4})), a floor set by the privacy noise (ξ_priv, growing with α ∝ Nσ/(nλ_k)),
-    and a transient that shrinks by ρ^{1/4} per round.  See the module docstring for which
-    placements in ξ_priv and ξ_opt are unconfirmed readings.
+    and a transient that shrinks by ρ^{1/4} per round.  See the module docstring for the reading
+    of ξ_priv's radical (the alternative is smaller by :math:`\sqrt{1-\rho^{1/4}}`) and for
+    Assumption B.1's start condition, which ``valid`` does not check.
 
     Parameters
     ----------
@@ -77,18 +93,26 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     C1, C2 : float
         The constants of the upper bound (ξ_stat) and of the minimax lower bound, which the paper
         leaves unnamed in value (default 1).
+    start_error : float, optional
+        Error :math:`\lVert Q^{(1)\top}Q^*_\perp\rVert_F` of the start, compared with
+        ``start_condition``.  Default: :math:`\sqrt{k(d-k)/d}`, the error of a random start.
 
     Returns
     -------
     dict with ``gamma, sigma, alpha, rho, tau, xi_stat, xi_priv, xi_opt`` (array over t = 1..T),
-    ``total`` (array over t), ``success_prob``, ``minimax_lower``, ``valid`` and ``reason``.
-    Where the theorem says nothing (ρ ≥ 1) the ξ terms are NaN.
+    ``total`` (array over t), ``success_prob``, ``minimax_lower``, ``valid`` and ``reason``, and the
+    start condition of Assumption B.1: ``start_condition`` (= ``total[0]``, the bound at t = 1),
+    ``start_error``, ``start_ok`` (start_error ≤ start_condition) and ``start_reason``.
+    Where the theorem says nothing (ρ ≥ 1) the ξ terms and ``start_condition`` are NaN and
+    ``start_ok`` is False.
 
     Examples
     --------
     >>> out = dps_pca(1.0, 0.3, 10, 10**5, 1, 1000, 5, 10, 50, [100] * 5 + [10] * 995)
     >>> round(out["gamma"], 5), out["valid"]
     (0.41935, True)
+    >>> out["start_ok"], "random start" in out["start_reason"]
+    (False, True)
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -110,6 +134,11 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     if tau is None:
         tau = math.sqrt(2 * math.log(40 * T))
     tau = check_positive(tau, "tau", allow_zero=True)
+    random_start = start_error is None
+    start_error = (math.sqrt(k * (d - k) / d) if random_start
+                   else check_positive(start_error, "start_error", allow_zero=True))
+    start_name = (f"a random start (error ≈ √(k(d−k)/d) = {start_error:.3g})" if random_start
+                  else f"the start (error {start_error:.3g})")
 
     sigma = dps_pca_sigma(epsilon, delta, T, data_norm=data_norm, method=calibration)
     gamma = (3 * lamk1 + lamk) / (3 * lamk + lamk1)
@@ -132,14 +161,26 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     if alpha >= 1 - gamma:
         nan = float("nan")
         out.update(rho=gamma / (1 - alpha) if alpha < 1 else float("inf"), xi_stat=nan, xi_priv=nan,
-                   xi_opt=np.full(T, nan), total=np.full(T, nan))
+                   xi_opt=np.full(T, nan), total=np.full(T, nan), start_condition=nan, start_error=start_error,
+                   start_ok=False, start_reason="ρ ≥ 1: the theorem says nothing, whatever the start")
         return out
     rho = gamma / (1 - alpha)
     r4 = rho**0.25
     xi_stat = C1 * math.sqrt(k) / (1 - r4) * gap_factor * math.sqrt(s_star * (k + math.log(d)) / n)
     xi_priv = (1 + 2 * math.sqrt(k * s_star / s_hat)) * alpha / (1 - alpha) / (math.sqrt(3) * (1 - r4))
     xi_opt = rho ** ((t - 1) / 4) * min(math.sqrt(rho) * math.sqrt(1 - math.sqrt(rho)) / 2, 0.25)
-    out.update(rho=rho, xi_stat=xi_stat, xi_priv=xi_priv, xi_opt=xi_opt, total=xi_stat + xi_priv + xi_opt)
+    total = xi_stat + xi_priv + xi_opt
+    start_condition = float(total[0])
+    start_ok = bool(start_error <= start_condition)
+    if start_ok:
+        start_reason = (f"{start_name} meets the t = 1 case of the bound ({start_condition:.3g}); the rest of "
+                        "Assumption B.1 (appendix) is not checked")
+    else:
+        start_reason = (f"{start_name} violates Assumption B.1: the theorem's t = 1 case needs the start's error "
+                        f"≤ ξ_stat + ξ_priv + ξ_opt(1) = {start_condition:.3g}, so a run from it is outside the "
+                        "theorem's hypotheses and `valid` is only a necessary check")
+    out.update(rho=rho, xi_stat=xi_stat, xi_priv=xi_priv, xi_opt=xi_opt, total=total,
+               start_condition=start_condition, start_error=start_error, start_ok=start_ok, start_reason=start_reason)
     return out
 
 

@@ -9,20 +9,22 @@ module: each function returns a ``dict`` of named terms, and the universal const
 theorems leave unnamed (every :math:`O(\cdot)`, :math:`\Omega(\cdot)`) are the keyword argument
 ``constant`` defaulting to 1 — so a plotted bound shows the *rate*, not a number with a guarantee.
 
-**What the published abstract settles** (TCS 2020, eigenvalue factors omitted there): the dense
-rate is :math:`\Theta(kp/(n\varepsilon^2))` (Theorems 1 and 2 match), the row-sparse upper bound
-is :math:`O(s^2\log p/(n\varepsilon^2))` (Theorem 4), and the row-sparse lower bound is stated as
-:math:`\Omega(ks\log p/(n\varepsilon^2))`.  :func:`ldp_sparse_lower_bound` implements
-:math:`s(k+\log p)/(n\varepsilon^2)`, which is *smaller* than :math:`ks\log p/(n\varepsilon^2)`
-once k ≥ 2 and log p ≥ 2; which of the two Theorem 3 states is not confirmed here, so read the
-sparse lower bound as the weaker of the two.  The eigenvalue factors (σ_k² in the lower bounds,
-λ₁²/(λ_k − λ_{k+1})² in the upper bounds) are likewise unconfirmed readings.
+**As printed in the IJCAI version (Theorems 1–4; the journal version's numbering and displays were
+not checked).**  The eigenvalue factors — σ_k² in the lower bounds, λ₁²/(λ_k − λ_{k+1})² in the
+upper bounds — are the printed ones (the paper's remarks that Theorems 1 and 2 differ by
+O(λ₁/λ_{k+1}) and Theorems 3 and 4 by O((λ₁/λ_{k+1}) s/k) pin the numerators).  The Theorem 3
+display is :math:`s(k+\log p)/(n\varepsilon^2)`, which :func:`ldp_sparse_lower_bound` implements.
+The same paper also states the row-sparse lower bound as :math:`ks\log p/(n\varepsilon^2)` (in
+its list of contributions and in the gap remark after Theorem 4), as does the journal abstract:
+the paper is internally inconsistent, and the displayed form, the smaller of the two once k ≥ 2
+and log p ≥ 2, is the one computed.  Theorem 4 as printed has no :math:`\log(1/\delta)`,
+although its noise carries :math:`\sqrt{\log(1/\delta)}` exactly as Theorem 2's does.
 
 **Scale.**  The bounds are scale-free (ratios of eigenvalues), but the LDP noise is not: it is
 fixed by the norm bound ‖x‖ ≤ 1, while the eigenvalues shrink with the data.  On data with
 :math:`\lambda_1 \ll 1` (Wang & Xu's synthetic model has :math:`\lambda_1 = 1/(5p)`) Theorems 2
 and 4 at constant 1 fall far *below* measured errors: the constant must absorb
-:math:`1/\lambda_1^2`, or the numerator is not :math:`\lambda_1^2`.  The upper bounds therefore
+:math:`1/\lambda_1^2` of the bounds as printed.  The upper bounds therefore
 also return ``numerator_one``: the same rate with :math:`\lambda_1^2` replaced by 1 (its largest
 possible value under ‖x‖ ≤ 1), i.e. the Davis–Kahan shape
 :math:`k\,p\,\log(1/\delta)/((\lambda_k - \lambda_{k+1})^2 n\varepsilon^2)` that follows from
@@ -173,8 +175,8 @@ def local_gaussian_upper_bound(n_samples, n_features, n_components, epsilon, del
     .. math:: \lVert\sin\Theta(\hat V_k, V_k)\rVert_F^2 \ \le\
               C\,\frac{\lambda_1^2\,k\,p\,\log(1/\delta)}{(\lambda_k-\lambda_{k+1})^2\,n\,\varepsilon^2}.
 
-    The numerator :math:`\lambda_1^2` is an unconfirmed reading (see the module docstring; the
-    published abstract confirms the :math:`kp/(n\varepsilon^2)` rate).  Same
+    The numerator :math:`\lambda_1^2` is as printed in the IJCAI version (journal version not
+    checked; its abstract gives the :math:`kp/(n\varepsilon^2)` rate).  Same
     :math:`kp/(n\varepsilon^2)` as Theorem 1; the ratio to it is
     :math:`\log(1/\delta)\,\lambda_1/\lambda_{k+1}` up to constants (``gap_to_lower``).
 
@@ -218,10 +220,11 @@ def ldp_sparse_lower_bound(n_samples, n_features, n_components, support_size, ep
 
     under :math:`\varepsilon\in(0,1/2]`, :math:`n \ge C(s-k)\sigma^2(k+\log p)/\varepsilon^2`,
     :math:`2k \le s-k \le p-k` and :math:`k \le p-4` (``sigma2`` is the class's σ² ≥ σ_k²;
-    default σ_k²).  The journal abstract states this lower bound as
-    :math:`\Omega(ks\log p/(n\varepsilon^2))`, larger than the form computed here by
-    :math:`ks\log p/(s(k+\log p))` (returned as ``abstract_rate_ratio``); until the theorem's
-    own display is confirmed, this function keeps the smaller (safer) lower bound.
+    default σ_k²).  This is the Theorem 3 display of the IJCAI version.  The same paper (list of
+    contributions, remark after Theorem 4) and the journal abstract state the lower bound as
+    :math:`\Omega(ks\log p/(n\varepsilon^2))`, larger than the display by
+    :math:`ks\log p/(s(k+\log p))` (returned as ``abstract_rate_ratio``); the paper is
+    internally inconsistent, and this function keeps the displayed (smaller, safer) form.
 
     Examples
     --------
@@ -261,8 +264,12 @@ def local_sparse_upper_bound(n_samples, n_features, n_components, support_size, 
     .. math:: \lVert\sin\Theta(\hat V_k, V_k)\rVert_F^2 \ \le\
               C\,\frac{\lambda_1^2}{(\lambda_k-\lambda_{k+1})^2}\cdot\frac{s^2\log p}{n\varepsilon^2}.
 
-    The abstract confirms the :math:`s^2\log p/(n\varepsilon^2)` rate; the eigenvalue factor is an
-    unconfirmed reading.  The ratio to :func:`ldp_sparse_lower_bound` (``gap_to_lower``) is
+    As printed in the IJCAI version (journal version not checked; its abstract gives the
+    :math:`s^2\log p/(n\varepsilon^2)` rate), with the penalty printed as
+    :math:`\lambda \le O(\lambda_1\sqrt{\log p/(n\varepsilon^2)})`.  The printed bound has **no**
+    :math:`\log(1/\delta)`, although the noise scale of Algorithm 2 carries
+    :math:`\sqrt{\log(1/\delta)}` exactly as Theorem 2's, whose bound keeps it; this function
+    evaluates the bound as printed.  The ratio to :func:`ldp_sparse_lower_bound` (``gap_to_lower``) is
     :math:`(\lambda_1/\lambda_{k+1})\,s\log p/(k+\log p)`; against the abstract's
     :math:`ks\log p` lower rate it would be :math:`(\lambda_1/\lambda_{k+1})(s/k)`.
 

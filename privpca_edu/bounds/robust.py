@@ -11,12 +11,21 @@ analysis", Statistical Analysis and Data Mining 18(6), 2025, doi:10.1002/sam.700
 Proposition 3.1 (K_g has Σ's eigenvectors, in the same order, under ellipticity) is what lets the
 bounds speak of Σ's subspace.
 
-**Theorems 3.2–3.4, Proposition 3.5 and Remark 3.1.**  The paper states Theorems 3.2 and 3.4 with a
-constant C that it does not give (and a sample-size condition with another unnamed constant); the
-functions evaluate them with ``C`` (default 1) as an argument, so their numbers are rates: how the
-error moves with n, d, ε, δ, η and the eigenvalues, not certified values.  The bias term of
-Theorem 3.4 and the constant of Theorem 3.3 are the ones the replacement argument in each
-docstring gives.  The ``explicit=True`` variants evaluate a complete proof along the same route
+**Theorems 3.2–3.4, Proposition 3.5 and Remark 3.1: what the paper states, what is derived here.**
+The paper states the structure: Theorem 3.2 bounds :math:`\lVert\sin\Theta\rVert_2` under an
+elliptical model, above a sample size, with a probability over data and noise, by an eigengap
+ratio (a Davis–Kahan variant) times a privacy term plus a sampling term of :math:`\hat K_g`,
+depending on g only through two quantities, with an absolute constant it does not give; Theorem 3.4
+adds an η-fraction of corrupted records and a bias term that stays positive for fixed η; Theorem
+3.3 bounds the breakdown point below by an expression in the eigenvalues of :math:`\hat K_g(S)`
+that has a positive limit as n → ∞.  The explicit displays evaluated here (every term of
+:func:`kendall_dppca_thm32` and :func:`kendall_dppca_thm34`, and c = (n − 1)/(4n) in
+:func:`kendall_breakdown`) are this package's derivation along the paper's proof outline — matrix
+Bernstein for U-statistics [HL18, Thm B.2], the norm bound of a sub-Gaussian symmetric noise
+matrix (Vershynin 2018, Cor. 4.4.8) and the Davis–Kahan variant [YWS15] — not the paper's printed
+displays, whose log factors and constants could not be checked.  The functions take ``C``
+(default 1) as an argument, so their numbers are rates: how the error moves with n, d, ε, δ, η and
+the eigenvalues, not certified values.  The ``explicit=True`` variants evaluate a complete proof along the same route
 with every constant written out (Davis–Kahan factor 2 [YWS15], matrix Bernstein for U-statistics
 [HL18], the √(2d)σ edge of the vecd noise), which gives a number that can actually be computed.
 
@@ -57,9 +66,12 @@ __all__ = [
 
 #: Label carried by every number of this module.
 ROBUST_LABELS = {
-    "thm32": "Kim & Jung 2025, Thm 3.2 (the paper leaves the constant C unspecified; evaluated at C = 1)",
-    "thm34": "Kim & Jung 2025, Thm 3.4 (the paper leaves the constant C unspecified; evaluated at C = 1)",
-    "thm33": "Kim & Jung 2025, Thm 3.3 (breakdown; explicit constants of the replacement argument)",
+    "thm32": "Kim & Jung 2025, Thm 3.2 (terms derived along the paper's proof; constant C unspecified, "
+             "evaluated at C = 1)",
+    "thm34": "Kim & Jung 2025, Thm 3.4 (terms derived along the paper's proof; constant C unspecified, "
+             "evaluated at C = 1)",
+    "thm33": "Kim & Jung 2025, Thm 3.3 (breakdown; the paper's explicit expression was not available: "
+             "c = (n − 1)/(4n) from the replacement argument)",
     "prop35": "Kim & Jung 2025, Prop. 3.5 / eq. (3.1) (rate up to log factors; constant C unspecified)",
     "remark31": "Analyze Gauss rate (Liu et al. 2022, eq. 3) as compared in Kim & Jung 2025, Remark 3.1",
     "explicit": "Kim & Jung 2025, Thm 3.2 route with explicit constants (Davis–Kahan + matrix Bernstein)",
@@ -129,6 +141,12 @@ def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, del
                         C=1.0, explicit=False):
     r"""Kim & Jung (2025), §3, Theorem 3.2: error of g-DPPCA under an elliptical model.
 
+    The display below is derived along the paper's proof outline (Appendix A: matrix Bernstein for
+    U-statistics, Han & Liu 2018 Thm B.2, with a large-n condition; the norm bound of the
+    sub-Gaussian symmetric noise, Vershynin 2018 Cor. 4.4.8; the Davis–Kahan variant of Yu, Wang &
+    Samworth 2015); the paper states the same structure and assumptions, and the display reduces to
+    Han & Liu's rate at ε = ∞, but its own log factors and constants were not checked.
+
     Assumptions: :math:`x_1,\dots,x_n` i.i.d. elliptical with dispersion Σ; g bounded with
     :math:`\xi(s)/s` non-increasing (so K_g has Σ's eigenvectors in Σ's order, Prop. 3.1);
     :math:`\lambda_k(K_g) > \lambda_{k+1}(K_g)`; :math:`\bar V` is g-DPPCA with σ of eq. (2.5).
@@ -140,7 +158,7 @@ def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, del
               \frac{(\sqrt d+\sqrt{\log(1/\alpha)})\sqrt{\log(1.25/\delta)}}{n\varepsilon}}_{\text{privacy}}
               + \underbrace{\sqrt{\frac{\lVert g\rVert_\infty^2\log(d/\alpha)}{n\lambda_1(K_g)}}}_{\text{statistical}}\Big).
 
-    The paper does not give C or C′; this function evaluates the right side with ``C`` (default 1)
+    The paper leaves its absolute constant unnamed (C, C′ here); this function evaluates the right side with ``C`` (default 1)
     and reports in ``condition`` whether the sample-size condition holds with C′ = 1.  The error
     depends on g only through ‖g‖∞ and λ₁(K_g).  ``explicit=True`` instead evaluates a complete
     proof with its constants:
@@ -195,6 +213,12 @@ def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, del
                         alpha=0.05, C=1.0, explicit=False):
     r"""Kim & Jung (2025), §3, Theorem 3.4: g-DPPCA when a fraction η of the records is replaced.
 
+    Derived along the paper's proof outline like :func:`kendall_dppca_thm32` (the noise by its norm
+    bound, the clean records by matrix Bernstein for U-statistics, the corrupted pairs by the
+    boundedness of g); the paper states the structure — C·(eigengap ratio)·(Δ₁ + Δ₂ + Δ₃), Δ₁ the
+    privacy term of Theorem 3.2, Δ₃ = 0 when η = 0 and positive for fixed η as n, ε → ∞ — and
+    leaves C unnamed; the explicit Δ₂, Δ₃ below are this package's derivation.
+
     Assumptions: as :func:`kendall_dppca_thm32`, except that m = ⌊ηn⌋ of the n records are replaced
     by arbitrary points (the rest stay i.i.d. elliptical).  If
     :math:`(1-\eta)n \ge C'\lVert g\rVert_\infty^2\log(d/\alpha)/\lambda_1(K_g)`, then with probability
@@ -209,7 +233,7 @@ def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, del
     (bias of the corrupted pairs: they make up a share
     :math:`1-\rho_m = m(2n-m-1)/(n(n-1)) \le 2\eta n/(n-1)` of all pairs and each is bounded by ‖g‖∞²,
     so :math:`\lVert\hat K_g(\tilde S)-K_g\rVert_2 \le \lVert\hat K_{\rm clean}-K_g\rVert_2 + (1-\rho_m)\lVert g\rVert_\infty^2`).
-    The paper does not give C or C′ (``C`` defaults to 1; ``condition`` uses C′ = 1).  Δ₃ does not
+    The paper leaves C unnamed (``C`` defaults to 1; ``condition`` uses C′ = 1).  Δ₃ does not
     vanish as n, ε → ∞ for fixed η > 0: robustness is a bounded bias, not consistency.
     ``explicit=True``: the proof's constants as in :func:`kendall_dppca_thm32`, with the exact
     corrupted share 1 − ρ_m and the exact clean sample size n − m.
@@ -260,7 +284,9 @@ def kendall_breakdown(eigenvalues_hat, n_components, n_samples, n_replaced=None,
     top-k eigenvectors :math:`\mathcal V_g` of :math:`\hat K_g` (no noise) and every data set S with
     :math:`\hat\lambda_k > \hat\lambda_{k+1}` (eigenvalues of :math:`\hat K_g(S)`),
     :math:`\varepsilon^*(\mathcal V_g; S) \ge c(\hat\lambda_k-\hat\lambda_{k+1})/\lVert g\rVert_\infty^2`
-    — deterministic, no probability.  The paper does not give c; the argument below proves it with
+    — deterministic, no probability.  The paper's explicit expression was not available; the
+    replacement argument below (the same route as the paper's proof: triangle inequality on the
+    changed pairs, the Davis–Kahan variant, the definition of breakdown) proves it with
     c = (n − 1)/(4n).
 
     Replacing m records changes only the pairs that touch them:
