@@ -435,3 +435,47 @@ def test_exercise_solutions(prose):
         assert np.clip(np.array([3.0, 1.0, 0.5]) - t, 0, 1).sum() == pytest.approx(1.0)
     for t in (0.99, 2.01):
         assert np.clip(np.array([3.0, 1.0, 0.5]) - t, 0, 1).sum() != pytest.approx(1.0)
+
+
+# ------------------------------------------------------------- what the theorems say, as printed
+def test_figure_6_3_is_one_draw_at_the_books_delta(prose):
+    """The prose quotes the 10-seed means at δ = 10⁻⁴; Figure 6.3 is seed 0 at δ = 10⁻⁵, and the
+    chapter also quotes what the figure shows."""
+    params = ldp_dashboard().params()
+    assert params["delta"] == 1e-5
+    r = ldp.ldp_dashboard_data(delta=1e-5, random_state=0)  # the figure on the page
+    check_value(prose, "Algorithm 1 at 1.46", r["errors"]["dense"], "1.46")
+    check_value(prose, "Algorithm 2 at 1.27", r["errors"]["sparse"], "1.27")
+    check_value(prose, "a matching central $n$ of 658", r["matching_central_n"], "658")
+    _said(prose, "Figure 6.3 itself shows one of these draws at the book's δ = 10⁻⁵ (seed 0)")
+
+
+def test_the_sparse_lower_bound_is_the_smaller_only_from_k_2(prose):
+    """"it is the smaller of the two" holds for k ≥ 2 and log d ≥ 2, not at k = 1 (which the slider allows)."""
+    assert "it is the smaller of the two," not in prose
+    _said(prose, r"For $k\ge2$ and $\log d\ge2$ it is the smaller of the two")
+    for k in range(2, 8):
+        for d in (8, 20, 400, 10**5):  # log d ≥ 2 from d = e² ≈ 7.4 on
+            assert k * math.log(d) >= k + math.log(d)
+            r = B.ldp_sparse_lower_bound(10**6, d, k, min(d, 3 * k + 1), 0.5, [2.0] * k + [1.0] * (d - k))
+            assert r["abstract_rate_ratio"] >= 1
+    d = 20
+    at_one = B.ldp_sparse_lower_bound(10**6, d, 1, 4, 0.5, [2.0] + [1.0] * (d - 1))
+    assert at_one["abstract_rate_ratio"] < 1  # k = 1: the display is the larger
+    check_value(prose, r"$(1+\log d)/\log d$ — 1.33 at $d = 20$", 1 / at_one["abstract_rate_ratio"], "1.33")
+    assert ldp_dashboard().controls["n_components"].min == 1  # "which the dashboard's slider allows"
+
+
+def test_theorems_stated_with_the_class_parameter_and_as_printed(prose):
+    _said(prose, r"C\,\sigma^2\,\frac{kd}{n\varepsilon^2}")
+    _said(prose, r"C\,\sigma^2\,\frac{s^*(k+\log d)}{n\varepsilon^2}")
+    assert r"C\,\sigma_k^2\,\frac{kd}" not in prose
+    _said(prose, "the paper is internally inconsistent, and the book follows the theorem's display")
+    _said(prose, "only their experiments report the projector distance")
+    # Exercise 6.5: the 11 uses Theorem 4 as printed (no log(1/δ)); with it, the crossover moves
+    k, d, delta = 2, 20, WANG_XU_DELTA
+    printed = math.sqrt(k * d * math.log(1 / delta) / math.log(d))
+    assert 11 < printed < 12
+    _said(prose, "for $s^*>11$ here")
+    check_value(prose, "$s^*>3.65$", math.sqrt(k * d / math.log(d)), "3.65")
+    assert "or the numerator is not" not in prose

@@ -134,6 +134,19 @@ def test_audit_numbers(prose):
             assert res.passed == (mechanism is honest)
 
 
+def test_solution_9_4_factor_is_the_audits(prose):
+    """Solution 9.4: the audit printed above it shows the half-σ mechanism's exact μ at √2 (not 2)
+    times the claimed μ of the paper's calibration, and at 2 times the honest mechanism's exact μ."""
+    X, _ = _adversarial_pair()
+    parts = KendallDPPCA(2, epsilon=0.5).release_parts(X)
+    mu = parts.sensitivity / parts.noise_scale
+    half_sigma, honest = mu * math.sqrt(2), mu / math.sqrt(2)
+    check(prose, r"half of the paper's σ has exact μ = " + NUM + r", \$\\sqrt2\$ times the claimed μ = " + NUM,
+          half_sigma, mu)
+    check(prose, r"twice the honest mechanism's exact " + NUM, honest)
+    assert half_sigma / mu == pytest.approx(math.sqrt(2)) and half_sigma / honest == pytest.approx(2)
+    assert "the factor is 2 relative to the paper's claim" not in prose
+
 def test_memory_numbers(prose):
     assert kendall_module._BLOCK_ENTRIES == 2**22 and "$2^{22}$ numbers, 32 MiB" in prose
     assert 2**22 * 8 / 2**20 == 32
@@ -713,3 +726,24 @@ def test_paper_scale_other_cells_within_their_spread():
                 key = ("fig5", family, None, eps, method)
                 if key in PAPER:
                     assert_within_spread([v[method][j] for v in values], *PAPER[key], key)
+
+
+# ------------------------------------------------------------- what the paper states, what is derived
+def test_theorems_labelled_as_the_books_derivation(prose):
+    for text in ("The explicit display below is **this book's derivation along the paper's proof**",
+                 "matrix Bernstein inequality for U-statistics (Han & Liu 2018, Thm B.2)",
+                 "(Vershynin 2018, Cor. 4.4.8)", "the explicit terms below are again this book's derivation",
+                 "The constant here is this book's derivation along that route"):
+        assert text in prose, text
+    assert "does not give $c$" not in prose and "or $c$ (Theorem 3.3)" not in prose
+    # one meaning per symbol: in eq. (3.1) the eigenvalues of Σ are written out
+    assert r"\lesssim\frac{\lambda_1(\Sigma)}{\lambda_k(\Sigma)-\lambda_{k+1}(\Sigma)}" in prose
+    assert r"$\lambda_j$ means $\lambda_j(K_g)$, not $\lambda_j(\Sigma)$" in prose
+
+
+def test_the_four_orderings_that_fail_are_four_bullets():
+    cells = nbformat.read(NOTEBOOK, as_version=4).cells
+    text = next(c.source for c in cells if c.cell_type == "markdown" and "The four that do not:" in c.source)
+    after = text.split("The four that do not:", 1)[1].split("\n\n", 2)[1]
+    bullets = [line for line in after.splitlines() if line.startswith("- ")]
+    assert len(bullets) == 4, bullets

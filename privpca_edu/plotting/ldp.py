@@ -36,6 +36,9 @@ __all__ = [
 #: The chapter's methods (keys of :data:`._style.STYLES`): colour, marker, line style, label.
 LDP_STYLES = {m: S.style(m) for m in ("dense", "sparse", "central", "nonprivate")}
 
+#: Horizontal offset of the theorem markers of panel (d) from the middle of their bar: the lower
+#: bound (▼) to the left, the upper bounds (▲, ◇) to the right, so that they never hide each other.
+MARKER_SHIFT = 0.17
 _ERROR_LABEL = r"error $\|\hat U\hat U^\top - UU^\top\|_F$"
 
 
@@ -111,8 +114,11 @@ class LocalPrivacyFigure(LiveFigure):
         self.bars = ax.bar(xs, np.zeros(4), color=[LDP_STYLES[m]["color"] for m in self.bar_keys], width=0.6,
                            edgecolor="k", linewidth=0.6)
         ax.set_xticks(xs, ["local\ndense", "local\nsparse", "central\nAG", "non-\nprivate"])
-        (self.m_lower,) = ax.plot([], [], "v", color="k", ms=9, label="lower bound\n(Thm 1 / 3, C = 1)")
-        (self.m_upper,) = ax.plot([], [], "^", color=S.OKABE_ITO["green"], mec="k", ms=9,
+        # The theorem markers usually sit near 0 (the bounds at C = 1 are far below the errors): side by
+        # side on each bar, not clipped by the axes and drawn above the bars, so that each stays visible.
+        (self.m_lower,) = ax.plot([], [], "v", color="k", ms=9, clip_on=False, zorder=4,
+                                  label="lower bound\n(Thm 1 / 3, C = 1)")
+        (self.m_upper,) = ax.plot([], [], "^", color=S.OKABE_ITO["green"], mec="k", ms=10, clip_on=False, zorder=5,
                                   label="upper bound\n(Thm 2 / 4, C = 1)")
         (self.m_upper1,) = ax.plot([], [], "D", color=S.OKABE_ITO["green"], mfc="white", ms=8,
                                    label=r"same with $\lambda_1^2 \to 1$")
@@ -172,9 +178,9 @@ class LocalPrivacyFigure(LiveFigure):
             t.set_position((rect.get_x() + rect.get_width() / 2, v))
             t.set_text(f"{v:.2g}")
         th = r["theorem"]
-        self.m_lower.set_data([0, 1], [th["lower_dense"]["projection_distance"], th["lower_sparse"]["projection_distance"]])
-        self.m_upper.set_data([0, 1], [th["upper_dense"]["projection_distance"], th["upper_sparse"]["projection_distance"]])
-        self.m_upper1.set_data([0, 1], [th["upper_dense"]["numerator_one_projection_distance"],
+        self.m_lower.set_data([-MARKER_SHIFT, 1 - MARKER_SHIFT], [th["lower_dense"]["projection_distance"], th["lower_sparse"]["projection_distance"]])
+        self.m_upper.set_data([MARKER_SHIFT, 1 + MARKER_SHIFT], [th["upper_dense"]["projection_distance"], th["upper_sparse"]["projection_distance"]])
+        self.m_upper1.set_data([MARKER_SHIFT, 1 + MARKER_SHIFT], [th["upper_dense"]["numerator_one_projection_distance"],
                                         th["upper_sparse"]["numerator_one_projection_distance"]])
         self.b_random.set_ydata([level, level])
         self.t_b.set(f"(d) k = {r['n_components']}, s* = {r['support_size']}: eigengap {r['eigengap']:.2g};",

@@ -150,7 +150,7 @@ class BreakdownFigure(LiveFigure):
         self.sc_clean = ax.scatter([], [], s=8, color=S.GREY, alpha=0.6, lw=0, label="records")
         self.sc_out = ax.scatter([], [], s=26, color="k", marker="x", alpha=0.8, lw=1.0, label="outliers")
         (self.l_truth,) = ax.plot([], [], "k:", lw=1.5, label="true $v_1$")
-        (self.l_ag,) = ax.plot([], [], color=ag["color"], ls=ag["ls"], lw=2.4, label="covariance (AG)\n1st PC")
+        (self.l_ag,) = ax.plot([], [], color=ag["color"], ls=ag["ls"], lw=2.4, label="covariance\n1st PC")
         (self.l_kd,) = ax.plot([], [], color=kd["color"], ls=kd["ls"], lw=2.4, label="Kendall τ (sph)\n1st PC")
         ax.set_xlabel(r"$x_1$ (true direction $v_1$)")
         ax.set_ylabel(r"$x_2$ (outliers pull along it)")
@@ -158,10 +158,10 @@ class BreakdownFigure(LiveFigure):
         self.t_sc = ax.set_title("", loc="left")
 
         ax = self.ax
-        (self.c_ag,) = ax.plot([], [], color=ag["color"], ls=ag["ls"], lw=2.2, label="covariance\nPCA (AG)")
+        (self.c_ag,) = ax.plot([], [], color=ag["color"], ls=ag["ls"], lw=2.2, label="covariance\nPCA")
         (self.c_kd,) = ax.plot([], [], color=kd["color"], ls=kd["ls"], lw=2.2, label="Kendall's τ\n(sph)")
         (self.c_bound,) = ax.plot([], [], ":", color="k", lw=1.8,
-                                  label="Thm 3.3 bound\non the change")
+                                  label="Thm 3.3 bound\n(book's constant)")
         self.v_guar = ax.axvline(0.0, color=S.OKABE_ITO["green"], lw=1.5, ls=(0, (1, 1)),
                                  label="guaranteed\nfraction (Thm 3.3)")
         (self.p_ag,) = ax.plot([], [], ag["marker"], color=ag["color"], mec="k", ms=9)
