@@ -5,7 +5,7 @@ that chapter the symbol's first use in the text — after the title and the "Wha
 cell, which preview the chapter — must be the sentence that defines it, or come after it.
 :data:`DEFINITIONS` holds, for each (chapter, symbol), the words that define it; a symbol the
 notation page introduces in a chapter without an entry here fails, so a new entry on the page
-needs its definition named.  (The built pages are linted in tests/browser/test_book_lint.py.)
+needs its definition named.  (The built pages are linted in tests/browser/test_built_pages_lint.py.)
 Cost: reading six notebooks, well under a second.
 """
 
