@@ -333,3 +333,22 @@ def test_docstrings_and_labels_speak_only_of_the_subject():
         lowered = text.lower()
         for word in FORBIDDEN:
             assert word not in lowered, f"{where} contains {word!r}"
+
+
+def test_dps_pca_reports_assumption_b1s_start_condition():
+    """Theorem 4.3 at t = 1 bounds the start's own error: a random start (≈ √(k(d−k)/d)) violates it
+    wherever the bound is small, and the result says so without changing ``valid``."""
+    raw = [100.0] * 5 + [10.0] * 995
+    b = _bounds_dps.dps_pca(1.0, 0.01, 10, 10**5, 1, 1000, 5, 10, 50, raw)
+    assert b["valid"] and b["start_condition"] == pytest.approx(b["total"][0], rel=1e-12)
+    assert b["start_condition"] == pytest.approx(b["xi_stat"] + b["xi_priv"] + b["xi_opt"][0], rel=1e-12)
+    assert b["xi_opt"][0] <= 0.25
+    assert b["start_error"] == pytest.approx(math.sqrt(5 * 995 / 1000), rel=1e-12)
+    assert not b["start_ok"] and "random start" in b["start_reason"] and "violates Assumption B.1" in b["start_reason"]
+    good = _bounds_dps.dps_pca(1.0, 0.01, 10, 10**5, 1, 1000, 5, 10, 50, raw, start_error=0.1)
+    assert good["start_ok"] and "meets the t = 1 case" in good["start_reason"]
+    np.testing.assert_array_equal(good["total"], b["total"])  # the start does not move the bound
+    silent = _bounds_dps.dps_pca(1.0, 1e-5, 10, 20_000, 1, 200, 5, 10, 20, [0.02] * 5 + [0.004] * 195)
+    assert not silent["valid"] and math.isnan(silent["start_condition"]) and not silent["start_ok"]
+    with pytest.raises(ValueError, match="start_error"):
+        _bounds_dps.dps_pca(1.0, 0.01, 10, 10**5, 1, 1000, 5, 10, 50, raw, start_error=-1.0)
