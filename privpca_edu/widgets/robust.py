@@ -64,8 +64,8 @@ def breakdown_dashboard(fraction=0.1, distance=30.0, epsilon=math.inf, *, n_samp
         "epsilon": C.method_picker([("no noise", math.inf), ("ε = 5", 5.0), ("ε = 1", 1.0)], epsilon,
                                    description="privacy", kind="toggle"),
     }
-    caption = ("The green line marks how many outliers Theorem 3.3 guarantees Kendall's τ survives; the dashed "
-               "curve is its bound on how far the first component can turn. Covariance PCA has breakdown point 1/n: "
+    caption = ("The green dotted line marks how many outliers Theorem 3.3 (with the book's constant) guarantees "
+               "Kendall's τ survives; the black dotted curve is its bound on how far the first component can turn. Covariance PCA has breakdown point 1/n: "
                "a single far-away record can turn it.")
     return Dashboard(robust_experiments.breakdown_demo, BreakdownFigure(), controls,
                      fixed={"n_samples": n_samples, "spike": spike, "random_state": random_state}, caption=caption)
