@@ -121,7 +121,7 @@ def _params():
         yield pytest.param(*key, marks=marks, id=f"{key[0][:2]}-{key[1]}")
 
 
-@pytest.mark.parametrize("notebook,symbol", _params())
+@pytest.mark.parametrize("notebook,symbol", list(_params()))
 def test_symbols_are_defined_before_they_are_used(notebook, symbol):
     if DEFINITIONS[notebook, symbol] is None:  # named on the page, but the chapter writes another letter
         assert first_use(notebook, symbol) is None
