@@ -44,6 +44,8 @@ from ._validation import (
     check_option,
     check_positive,
     as_generator,
+    diagnostics,
+    diagnostics_enabled,
 )
 
 __all__ = [
@@ -82,6 +84,8 @@ __all__ = [
     "symmetric_noise",
     "symmetric_to_vector",
     "SYMMETRIC_CONVENTIONS",
+    "diagnostics",
+    "diagnostics_enabled",
 ]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -204,8 +208,9 @@ def check_gaussian_guarantee(epsilon, delta, releases):
         if sigma == 0:
             total = math.inf
             break
-        total += count * (sens / sigma) ** 2
-    mu = math.sqrt(total)
+        # √(Σ count·(Δ/σ)²) accumulated with hypot: (Δ/σ)² overflows (OverflowError) for ε ≈ 1e300
+        total = math.hypot(total, math.sqrt(count) * (sens / sigma))
+    mu = total
     if math.isinf(epsilon):
         exact = 0.0 if mu == 0 else 1.0
     elif math.isinf(mu):
@@ -264,7 +269,8 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="classic"):
                 PrivacyWarning,
                 stacklevel=2,
             )
-        return _finite_sigma(sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon, sensitivity, epsilon)
+        return _finite_sigma(sensitivity * math.sqrt(2 * (math.log(1.25) - math.log(delta))) / epsilon, sensitivity,
+                           epsilon)
     return _analytic_sigma(sensitivity, epsilon, delta)
 
 
@@ -342,12 +348,16 @@ def gdp_epsilon(mu, delta):
 def compose_basic(epsilon_step, delta_step, n_steps):
     """Basic composition: T mechanisms that are each (ε₀, δ₀)-DP are (Tε₀, Tδ₀)-DP.
 
-    δ₀ must lie in [0, 1); a total Tδ₀ ≥ 1 is returned as it is (a vacuous guarantee).
+    δ₀ must lie in [0, 1).  The total δ is capped at 1: every mechanism is (ε, 1)-DP, so a
+    total Tδ₀ ≥ 1 is returned as 1.0 (a vacuous guarantee, never a "probability" above 1).
+
+    >>> compose_basic(0.1, 0.5, 3)
+    (0.30000000000000004, 1.0)
     """
     epsilon_step = check_epsilon(epsilon_step, "epsilon_step")
     delta_step = check_delta(delta_step, "delta_step", allow_zero=True)
     n_steps = check_int(n_steps, "n_steps", low=1)
-    return n_steps * epsilon_step, n_steps * delta_step
+    return n_steps * epsilon_step, min(1.0, n_steps * delta_step)
 
 
 def compose_advanced(epsilon_step, delta_step, n_steps, delta_slack):
@@ -356,13 +366,14 @@ def compose_advanced(epsilon_step, delta_step, n_steps, delta_slack):
     T adaptive (ε₀, δ₀)-DP mechanisms are (ε′, Tδ₀ + δ′)-DP for every δ′ > 0, with
     :math:`\varepsilon' = \varepsilon_0\sqrt{2T\ln(1/\delta')} + T\varepsilon_0(e^{\varepsilon_0} - 1)`.
     When ε′ is beyond the largest float (ε₀ ≳ 700) it is returned as ``inf`` (a vacuous bound:
-    basic composition, :func:`compose_basic`, is then the useful one).
+    basic composition, :func:`compose_basic`, is then the useful one).  The total δ is capped at
+    1 (vacuous), as in :func:`compose_basic`.
     """
     epsilon_step = check_epsilon(epsilon_step, "epsilon_step")
     delta_step = check_delta(delta_step, "delta_step", allow_zero=True)
     n_steps = check_int(n_steps, "n_steps", low=1)
     delta_slack = check_delta(delta_slack, "delta_slack")
-    return _advanced_epsilon(epsilon_step, n_steps, delta_slack), n_steps * delta_step + delta_slack
+    return _advanced_epsilon(epsilon_step, n_steps, delta_slack), min(1.0, n_steps * delta_step + delta_slack)
 
 
 def _advanced_epsilon(e0, T, delta_slack):
@@ -370,7 +381,7 @@ def _advanced_epsilon(e0, T, delta_slack):
     if e0 > 700.0:
         return math.inf
     with np.errstate(over="ignore"):
-        return float(e0 * math.sqrt(2 * T * math.log(1 / delta_slack)) + np.float64(T) * e0 * math.expm1(e0))
+        return float(e0 * math.sqrt(2 * T * -math.log(delta_slack)) + np.float64(T) * e0 * math.expm1(e0))
 
 
 def zcdp_rho(sensitivity, sigma, n_steps=1):
@@ -385,7 +396,7 @@ def zcdp_to_dp(rho, delta):
     r"""Convert ρ-zCDP to (ε, δ)-DP: :math:`\varepsilon = \rho + 2\sqrt{\rho\ln(1/\delta)}` [BS16]_."""
     rho = check_positive(rho, "rho", allow_zero=True)
     delta = check_delta(delta)
-    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+    return rho + 2 * math.sqrt(rho * -math.log(delta))
 
 
 #: Calibrations of T adaptive Gaussian steps offered by :func:`iterative_gaussian_sigma`, with a
@@ -443,14 +454,14 @@ def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper
                 stacklevel=2,
             )
         const = 2.0 if method == "paper" else 1.25
-        return _finite_sigma(sensitivity * T * math.sqrt(2 * math.log(const * T / delta)) / epsilon, sensitivity,
+        return _finite_sigma(sensitivity * T * math.sqrt(2 * (math.log(const * T) - math.log(delta))) / epsilon, sensitivity,
                              epsilon)
     if method == "analytic_basic":
         return _analytic_sigma(sensitivity, epsilon / T, delta / T)
     if method == "analytic_exact":
         return _analytic_sigma(sensitivity * math.sqrt(T), epsilon, delta)
     if method == "zcdp":
-        L = math.log(1 / delta)
+        L = -math.log(delta)  # not log(1/δ): 1/δ overflows for a subnormal δ
         # √ρ = √(L + ε) − √L, written without cancellation (tiny ε would give ρ = 0)
         sqrt_rho = epsilon / (math.sqrt(L + epsilon) + math.sqrt(L))
         return _finite_sigma(sensitivity * math.sqrt(T / 2) / sqrt_rho, sensitivity, epsilon)
@@ -535,6 +546,7 @@ def analyze_gauss_sensitivity(n_samples, data_norm=1.0):
     0.00141421
     """
     n = check_int(n_samples, "n_samples", low=1)
+    data_norm = check_data_norm(data_norm)
     return math.sqrt(2.0) * data_norm**2 / n
 
 
@@ -559,6 +571,7 @@ def private_local_sensitivity(data_norm=1.0):
     replacing one of its records moves it by :math:`xx^\top - x'x'^\top`, of Frobenius norm at
     most √2·B² (see :func:`analyze_gauss_sensitivity`, here unnormalised: n = 1).
     """
+    data_norm = check_data_norm(data_norm)
     return math.sqrt(2.0) * data_norm**2
 
 
@@ -682,7 +695,7 @@ def sgpca_sensitivity(n_samples, n_features, spikes, noise_variance=1.0, *, sens
 
 
 def nsggd_noise_scale(batch_size, epsilon, delta, n_iter, data_norm=1.0):
-    r"""Per-step σ of NSGGD: T Gaussian steps of sensitivity 2B²/b, composed exactly in zCDP.
+    r"""Per-step σ of NSGGD: T Gaussian steps of sensitivity 2B/b, composed exactly in zCDP.
 
     Each step releases the batch-mean gradient.  One record's term has Frobenius norm
     ‖Vᵀx‖ ≤ ‖x‖ ≤ B (``data_norm``; the term is linear in x), so replacing one record moves the

@@ -22,6 +22,8 @@ from .._validation import (
     check_epsilon,
     check_n_components,
     clip_rows,
+    diagnostics_enabled,
+    DIAGNOSTICS_NOTE,
 )
 from ..privacy import check_gaussian_guarantee
 
@@ -259,9 +261,24 @@ class PrivateEstimator(PCABase):
         X = self._validate_fit_input(X, min_samples=min_samples, fitting=fitting)
         epsilon, delta, data_norm = self._validate_privacy()
         k = check_n_components(self.n_components, X.shape[1])
-        X, _ = clip_rows(X, data_norm, warn=True, copy=False)
+        X, _ = clip_rows(X, data_norm, copy=False)  # warns only inside privacy.diagnostics()
         self.n_samples_ = X.shape[0]
+        if fitting:
+            # ε = ∞ (no noise): the fit works on X/c, c a power of two near max|x| (exact), when XᵀX
+            # would underflow or overflow (X·1e-200 gave a random subspace); see _unscale.
+            self._no_noise_scale = power_of_two_scale(X) if math.isinf(epsilon) else 1.0
+            if self._no_noise_scale != 1.0:
+                X /= self._no_noise_scale
         return X, k, epsilon, delta, data_norm
+
+    def _unscale(self, *names):
+        """Multiply the named second-moment attributes by c² after a no-noise fit on X/c (see _prepare)."""
+        c = getattr(self, "_no_noise_scale", 1.0)
+        if c != 1.0:
+            with np.errstate(over="ignore", under="ignore"):  # c²·λ may be beyond float64: that is its value
+                for name in names:
+                    if hasattr(self, name):
+                        setattr(self, name, getattr(self, name) * (c * c))
 
     def _validate_fit_providers(self, X):
         """``fit`` input of the distributed estimators: one array, or a list of providers' arrays.
@@ -323,6 +340,9 @@ def make_record(**fields):
         releases = ((float(sens), float(sigma), n_rel),) if sens is not None and sigma is not None else ()
     fields["releases"] = tuple(tuple(r) if len(r) == 3 else (*r, 1) for r in releases)
     notes = [fields["note"]] if fields.get("note") else []
+    if diagnostics_enabled() and not math.isinf(fields["epsilon"]):
+        fields["is_private"] = False
+        notes.insert(0, DIAGNOSTICS_NOTE)
     if math.isinf(fields["epsilon"]):
         fields["is_private"] = False
         fields["releases"] = ()

@@ -88,6 +88,7 @@ class NoisyMatrixMechanism(PrivateEstimator):
         self.sensitivity_ = sens
         values, basis = top_eigenvectors(released, k)
         self.explained_variance_ = values
+        self._unscale("released_matrix_", "explained_variance_")
         self._set_components(basis)
         self._record(
             epsilon=epsilon, delta=delta, data_norm=data_norm, mechanism=self.mechanism_name,

@@ -461,7 +461,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
         # underflow to exact "duplicates"): work on X/c, c a power of two.  The spherical sign is
         # scale-invariant; the winsorized one satisfies g_{r/c}(t/c) = g_r(t)/c (see _statistic).
         if c != 1.0:
-            X *= 1.0 / c
+            X /= c  # not X *= 1/c: 1/c overflows for subnormal data
         self._scale = c
         self.transform_kind_ = kind
         self.radius_ = radius

@@ -357,6 +357,7 @@ class LocalGaussianPCA(PrivateEstimator):
         """
         self._validate_params()
         self._forget_fit()
+        self._no_noise_scale = 1.0  # S is taken as given (no rescaling, see _prepare)
         epsilon, delta, data_norm = self._validate_privacy()
         S = np.asarray(second_moment, dtype=np.float64)
         if S.ndim != 2 or S.shape[0] != S.shape[1] or not np.all(np.isfinite(S)):
@@ -380,6 +381,7 @@ class LocalGaussianPCA(PrivateEstimator):
         self.sensitivity_ = cal["sensitivity"]
         self.path_ = path
         self._postprocess(released, k, cal)
+        self._unscale("released_matrix_", "explained_variance_")
         fields = dict(epsilon=epsilon, delta=delta, data_norm=data_norm, mechanism=self.mechanism_name,
                       calibration=self.calibration, sensitivity=cal["sensitivity"],
                       noise_scale=cal["noise_scale"], is_private=cal["is_private"])
