@@ -17,6 +17,7 @@ from .._validation import (
     single_threaded_blas,
     as_generator,
     clip_provider_rows,
+    power_of_two_scale,
 )
 from ..privacy import ITERATIVE_CALIBRATIONS, dps_pca_sigma
 from ..subspace import fix_signs
@@ -217,6 +218,13 @@ class DPSPCA(PrivateEstimator):
 
         # split_providers returned our own copies, so clipping may work in place
         clipped, _ = clip_provider_rows(providers, data_norm, copy=False)
+        if math.isinf(epsilon):
+            # no noise: work on X/c, c a power of two near max|x| (exact), when the scatters would
+            # underflow or overflow (X·1e-200 lost rank); the iterates do not depend on c
+            c = power_of_two_scale(None, max(max(float(P.max()), -float(P.min())) for P in clipped))
+            if c != 1.0:
+                for P in clipped:
+                    P /= c
         sizes = np.array([len(P) for P in clipped])
         n = int(sizes.sum())
         # Each provider's (unnormalised) scatter Σ_{x∈S_i} x xᵀ = n_i Σ̂_i, computed once.
