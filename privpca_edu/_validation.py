@@ -189,7 +189,7 @@ def check_data(X, name="X", *, min_samples=1, min_features=1, copy=True):
     default) the result is always a new array, so later in-place work (clipping, centring) is
     safe.  A list of 2-D arrays (the providers of a distributed method) is refused here.
     """
-    if isinstance(X, (list, tuple)) and len(X) and isinstance(X[0], np.ndarray) and X[0].ndim == 2:
+    if isinstance(X, (list, tuple)) and len(X) and getattr(X[0], "ndim", None) == 2 and hasattr(X[0], "shape"):
         raise TypeError(f"{name} must be a single 2-D array here, got a list of arrays")
     if is_plain_float_matrix(X):  # the common case, without scikit-learn's ~100 µs of generic checks
         arr = np.array(X, copy=True) if copy else X

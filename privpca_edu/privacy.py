@@ -464,6 +464,8 @@ def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper
         L = -math.log(delta)  # not log(1/δ): 1/δ overflows for a subnormal δ
         # √ρ = √(L + ε) − √L, written without cancellation (tiny ε would give ρ = 0)
         sqrt_rho = epsilon / (math.sqrt(L + epsilon) + math.sqrt(L))
+        if sqrt_rho == 0.0:  # ε = 5e-324: ρ underflows (was a ZeroDivisionError)
+            return _finite_sigma(math.inf, sensitivity, epsilon)
         return _finite_sigma(sensitivity * math.sqrt(T / 2) / sqrt_rho, sensitivity, epsilon)
     # advanced: split δ into δ' = δ/2 (slack) and T·δ₀ = δ/2; find ε₀ with ε'(ε₀) = ε.
     delta_slack, delta_step = delta / 2, delta / (2 * T)
@@ -496,6 +498,7 @@ def dps_pca_sigma(epsilon, delta, n_iter, data_norm=1.0, method="paper"):
     77.979
     """
     data_norm = check_data_norm(data_norm)
+    n_iter = check_int(n_iter, "n_iter", low=1)  # named as the caller knows it (not "n_steps")
     return iterative_gaussian_sigma(2.0 * data_norm**2, epsilon, delta, n_iter, method=method)
 
 

@@ -82,7 +82,9 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     -------
     dict with ``gamma, sigma, alpha, rho, tau, xi_stat, xi_priv, xi_opt`` (array over t = 1..T),
     ``total`` (array over t), ``success_prob``, ``minimax_lower``, ``valid`` and ``reason``.
-    Where the theorem says nothing (ρ ≥ 1) the ξ terms are NaN.
+    Where the theorem says nothing (ρ ≥ 1, e.g. ε = 1e-6) the ξ terms are NaN and ``total`` is the
+    trivial bound :math:`\min(\sqrt k, \sqrt{d-k})` that holds for every k-dimensional Q
+    (vacuous, ``vacuous=True``), never NaN.
 
     Examples
     --------
@@ -131,15 +133,17 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
                valid=valid, reason="; ".join(reasons), C1=C1, C2=C2)
     if alpha >= 1 - gamma:
         nan = float("nan")
+        trivial = math.sqrt(min(k, d - k))  # ‖Qᵀ Q*_⊥‖_F ≤ min(‖Q‖_F, ‖Q*_⊥‖_F) for any orthonormal Q
         out.update(rho=gamma / (1 - alpha) if alpha < 1 else float("inf"), xi_stat=nan, xi_priv=nan,
-                   xi_opt=np.full(T, nan), total=np.full(T, nan))
+                   xi_opt=np.full(T, nan), total=np.full(T, trivial), vacuous=True)
         return out
     rho = gamma / (1 - alpha)
     r4 = rho**0.25
     xi_stat = C1 * math.sqrt(k) / (1 - r4) * gap_factor * math.sqrt(s_star * (k + math.log(d)) / n)
     xi_priv = (1 + 2 * math.sqrt(k * s_star / s_hat)) * alpha / (1 - alpha) / (math.sqrt(3) * (1 - r4))
     xi_opt = rho ** ((t - 1) / 4) * min(math.sqrt(rho) * math.sqrt(1 - math.sqrt(rho)) / 2, 0.25)
-    out.update(rho=rho, xi_stat=xi_stat, xi_priv=xi_priv, xi_opt=xi_opt, total=xi_stat + xi_priv + xi_opt)
+    out.update(rho=rho, xi_stat=xi_stat, xi_priv=xi_priv, xi_opt=xi_opt, total=xi_stat + xi_priv + xi_opt,
+               vacuous=False)
     return out
 
 

@@ -311,12 +311,15 @@ class PrivateEstimator(PCABase):
 def is_provider_list(X):
     """True for a non-empty list/tuple of 2-D numpy arrays (the providers of a distributed fit).
 
+    Any item with ``ndim == 2`` and a ``shape`` counts as a 2-D array (a pandas DataFrame, say).
+
     A list mixing 2-D arrays with anything else is refused (ambiguous); a list of lists or of
     1-D arrays is *not* a provider list: it is one data set, row by row.
     """
     if not isinstance(X, (list, tuple)) or len(X) == 0:
         return False
-    two_d = [isinstance(P, np.ndarray) and P.ndim == 2 for P in X]
+    # 2-D arrays and 2-D array-likes with a shape (a pandas DataFrame per provider)
+    two_d = [getattr(P, "ndim", None) == 2 and hasattr(P, "shape") for P in X]
     if any(two_d) and not all(two_d):
         raise TypeError("X mixes 2-D arrays with other items: pass one 2-D array, or a list of 2-D numpy arrays "
                         "(one per provider)")

@@ -194,6 +194,8 @@ class NSGGD(PrivateEstimator):
         epsilon, delta, data_norm = self._validate_privacy()
         T = check_int(self.n_iter, "n_iter", low=1)
         eta = check_positive(self.step_size, "step_size")
+        if eta > 1e6:  # the geodesic angle η·‖G‖ must stay a finite float (1e308 broke the SVD)
+            raise ValueError(f"step_size must be in (0, 1e6], got {eta:g}")
         n, d = X.shape
         k = check_n_components(self.n_components, d)
         b = n if self.batch_size is None else check_int(self.batch_size, "batch_size", low=1, high=n)
