@@ -245,11 +245,12 @@ class PrivateLocalPCA(PrivateEstimator):
             # not silent: the components past k_eff carry no information.  Public facts only: the
             # site sizes and the rank of the (already private) summary P.
             small = sum(len(S) < K for S in clipped)
-            warnings.warn(
-                f"the chain kept only {k_eff} of n_components={K} directions: {small} of {len(clipped)} sites hold "
-                f"fewer than {K} rows and each merge keeps k' = max(k_l, rank P) directions (the rule of the "
-                "comparison reproduced here), so components_ rows past effective_rank_ are random directions; "
-                "use sites of at least n_components rows, or fewer sites (n_sites)", ChainRankWarning, stacklevel=2)
+            why = (f"{small} of {len(clipped)} sites hold fewer than {K} rows and each merge keeps k' = max(k_l, rank P) "
+                   "directions (the rule of the comparison reproduced here); use sites of at least n_components "
+                   "rows, or fewer sites (n_sites)" if small else
+                   "the noisy summaries have fewer positive eigenvalues than that (the noise dominates)")
+            warnings.warn(f"the chain kept only {k_eff} of n_components={K} directions: {why}; components_ rows past "
+                          "effective_rank_ are random directions", ChainRankWarning, stacklevel=2)
             Z = rng.standard_normal((M, K - k_eff))
             Z -= basis @ (basis.T @ Z)
             Z, _ = thin_qr(Z)
