@@ -253,7 +253,7 @@ class PrivateEstimator(PCABase):
         return epsilon, delta, data_norm
 
     def _prepare(self, X, *, fitting=False, min_samples=1):
-        """Validate parameters and X (once), clip rows to ``data_norm`` (on a private copy of X; warns).
+        """Validate parameters and X (once), clip rows to ``data_norm`` (on a private copy of X; warns only inside privacy.diagnostics()).
 
         ``fitting=True`` from ``fit`` (forgets the previous fit, records ``n_features_in_``).
         The number of clipped rows is not stored: it depends on the private data.
@@ -349,8 +349,8 @@ def make_record(**fields):
     if math.isinf(fields["epsilon"]):
         fields["is_private"] = False
         fields["releases"] = ()
-        if not notes:
-            notes.append("epsilon=inf: no noise, not differentially private")
+        if not any("no noise" in n for n in notes):  # first, whatever else the note says
+            notes.insert(0, "epsilon=inf: no noise, not differentially private")
         fields["exact_delta"] = None
     elif fields["releases"]:
         g = check_gaussian_guarantee(fields["epsilon"], fields["delta"], fields["releases"])

@@ -133,7 +133,7 @@ class DPSPCA(PrivateEstimator):
     n_iter : int, default 10
         T.
     data_norm : float, default 1.0
-        Public row-norm bound B; rows above it are scaled down (with a warning).
+        Public row-norm bound B; rows above it are scaled down (a warning only inside ``privacy.diagnostics()``).
     calibration : str, default "paper"
         One of ``privacy.ITERATIVE_CALIBRATIONS``: ``"paper"`` (σ = 2B²T√(2 log(2T/δ))/ε, the
         paper's Algorithm 1 line 3), ``"classic"``, ``"analytic_basic"``,

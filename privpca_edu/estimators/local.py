@@ -137,8 +137,9 @@ class LocalGaussianPCA(PrivateEstimator):
     delta : float, default 1e-5
         δ in (0, 1) of each user's report.
     data_norm : float, default 1.0
-        Public row-norm bound B; rows above it are scaled down to B on the user's side (a
-        :class:`PrivacyWarning` says how many).
+        Public row-norm bound B; rows above it are scaled down to B on the user's side, silently
+        (a :class:`PrivacyWarning`, never the count, only inside
+        :func:`privpca_edu.privacy.diagnostics`, which records the fit as not private).
     calibration : {"replacement", "paper", "analytic"}, default "replacement"
         ``"replacement"``: Δ = √2·B², σ₁ = Δ√(2 ln(1.25/δ))/ε — the corrected constant.
         ``"paper"``: Wang & Xu's σ₁² = 2 ln(1.25/δ)/ε² (Δ = 1): **half the variance the

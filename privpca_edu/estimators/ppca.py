@@ -24,7 +24,7 @@ class PPCA(PrivateEstimator):
     epsilon : float, default 1.0
         ε > 0; ``numpy.inf`` returns the exact top-k eigenvectors (the limit of the law).
     data_norm : float, default 1.0
-        Public row-norm bound B (rows above it are scaled down, with a warning).
+        Public row-norm bound B (rows above it are scaled down; a warning only inside ``privacy.diagnostics()``).
     sampler : {"gibbs", "exact"}
         ``"gibbs"``: Hoff's Gibbs sampler, any k, ``n_iter`` sweeps — approximate, so pure
         ε-DP holds only in the limit (the DPS-PCA paper makes the same remark).

@@ -102,7 +102,7 @@ class PrivateLocalPCA(PrivateEstimator):
         Each site's release is (ε, δ)-DP; sites hold disjoint records, so the whole chain is
         (ε, δ)-DP for every record (parallel composition; the merges are post-processing).
     data_norm : float, default 1.0
-        Public row-norm bound B; larger rows are scaled down to it (with a warning).
+        Public row-norm bound B; larger rows are scaled down to it (a warning only inside ``privacy.diagnostics()``).
     noise : {"gaussian", "wishart_retracted"}, default "gaussian"
         ``"gaussian"``: :math:`E_l` symmetric with i.i.d. :math:`N(0,\sigma^2)` entries on and
         above the diagonal, σ from :func:`privpca_edu.privacy.gaussian_sigma` with Δ = √2B²
