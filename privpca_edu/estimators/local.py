@@ -264,8 +264,8 @@ class LocalGaussianPCA(PrivateEstimator):
     def user_report(self, x, random_state=None):
         """One user's noisy report :math:`xx^\\top + Z` (what leaves their device).
 
-        ``x`` is clipped to ``data_norm`` first (with a :class:`PrivacyWarning`), exactly as in
-        ``fit``.  For teaching: compare ``np.outer(x, x)`` with the report.
+        ``x`` is clipped to ``data_norm`` first, exactly as in ``fit``; here the user is told with a
+        :class:`PrivacyWarning` (their own record, on their own device: nothing about it leaves).  For teaching: compare ``np.outer(x, x)`` with the report.
         """
         x = self._clip_record(x)
         _, _, _, cal = self._calibrate()
