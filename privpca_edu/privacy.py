@@ -151,6 +151,12 @@ class GaussianGuarantee:
 #: space; a σ calibrated exactly to δ can come out a few ulp either side).
 EXACT_DELTA_RTOL = 1e-9
 
+#: Largest μ = Δ/σ at which the exact δ(ε) can be evaluated in float64: the curve depends on
+#: a = μ/2 − ε/μ, and a relative rounding of μ (2⁻⁵³) moves a by about μ·2⁻⁵³, which must stay
+#: far below 1.  Beyond it (ε ≳ 1e29) nothing is claimed: the check says "cannot be verified"
+#: and the analytic calibration refuses.
+MU_RESOLVABLE = 2.0**40
+
 
 def check_gaussian_guarantee(epsilon, delta, releases):
     r"""Do these Gaussian releases really give (ε, δ)-DP?  The one place every record is checked.
@@ -211,15 +217,19 @@ def check_gaussian_guarantee(epsilon, delta, releases):
         # √(Σ count·(Δ/σ)²) accumulated with hypot: (Δ/σ)² overflows (OverflowError) for ε ≈ 1e300
         total = math.hypot(total, math.sqrt(count) * (sens / sigma))
     mu = total
+    unresolved = not math.isinf(epsilon) and mu > MU_RESOLVABLE
     if math.isinf(epsilon):
         exact = 0.0 if mu == 0 else 1.0
-    elif math.isinf(mu):
-        exact = 1.0
+    elif math.isinf(mu) or unresolved:
+        exact = 1.0  # (unresolved: the only bound float64 can vouch for)
     else:
         exact = gdp_delta(mu, epsilon) if mu > 0 else 0.0
     holds = exact <= delta * (1 + EXACT_DELTA_RTOL) and not (math.isinf(epsilon) and mu > 0)
     note = ""
-    if not holds:
+    if unresolved and not math.isinf(mu):
+        note = (f"not verified as ({epsilon:g}, {delta:g})-DP: the noise is {mu:.4g}-Gaussian-DP, beyond the "
+                f"μ ≤ {MU_RESOLVABLE:.3g} at which float64 resolves the exact δ(ε) curve")
+    elif not holds:
         note = (f"not ({epsilon:g}, {delta:g})-DP: the noise actually used is {mu:.4g}-Gaussian-DP, "
                 f"whose exact δ at ε = {epsilon:g} is {exact:.3g} > δ = {delta:g}")
     return GaussianGuarantee(bool(holds), mu, float(exact), note)
@@ -283,6 +293,8 @@ def _finite_sigma(sigma, sensitivity, epsilon):
 
 
 def _analytic_sigma(sensitivity, epsilon, delta):
+    if not delta > 0.0:  # δ/T of a subnormal δ underflowed (was "math domain error")
+        raise ValueError("delta is too small: a per-step share of it underflows to 0; use a larger delta")
     log_target = math.log(delta)
 
     def too_small(log_sigma):  # True when σ does not yet satisfy the condition
@@ -307,6 +319,11 @@ def _analytic_sigma(sensitivity, epsilon, delta):
     # exp(hi) and the public check's log/exp round trip can land a few ulp on the wrong side:
     # step up to the first float σ that passes the check exactly as analytic_gaussian_delta does.
     sigma = math.exp(hi)
+    if sensitivity / sigma > MU_RESOLVABLE:
+        raise ValueError(f"epsilon={epsilon:g} is too large for the exact (analytic) calibration in float64: the "
+                         f"noise would be {sensitivity / sigma:.3g}-Gaussian-DP, beyond the μ ≤ {MU_RESOLVABLE:.3g} "
+                         "at which the δ(ε) curve can be evaluated; use epsilon=numpy.inf (no noise) or a smaller "
+                         "epsilon")
     while math.exp(_log_analytic_delta(math.log(sigma), sensitivity, epsilon)) > delta:
         sigma = math.nextafter(sigma, math.inf)
     return sigma
@@ -469,6 +486,9 @@ def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper
         return _finite_sigma(sensitivity * math.sqrt(T / 2) / sqrt_rho, sensitivity, epsilon)
     # advanced: split δ into δ' = δ/2 (slack) and T·δ₀ = δ/2; find ε₀ with ε'(ε₀) = ε.
     delta_slack, delta_step = delta / 2, delta / (2 * T)
+    if delta_step == 0.0:  # a subnormal δ: δ/(2T) underflows (was a bare "math domain error")
+        raise ValueError(f"delta={delta:g} is too small to split over {T} steps for advanced composition; use "
+                         "method='analytic_exact'")
 
     def excess(e0):
         return _advanced_epsilon(e0, T, delta_slack) - epsilon
