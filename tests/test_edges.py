@@ -358,3 +358,12 @@ def test_mutant_labels_give_the_range_where_the_claim_breaks(make, mu_of):
     label = mutants.HalfSigmaKendallDPPCA(2, epsilon=0.5).label()
     assert "NOT PRIVATE for ε > 0.365 at δ = 1e-05" in label and "at ε = 0.5 it breaks its claim" in label
     assert mutants.HalfSigmaAnalyzeGauss(1, epsilon=0.1, delta=1e-3).breaks_claim() is False  # (0.1, 1e-3)-DP
+
+
+def test_always_accept_ppca_breaks_its_claim_where_its_label_says():
+    # spends at most 0.72 for d <= 10 on the worst-case pairs at ε = 1, but 1.13 > ε at d = 20, n = 20
+    m = mutants.AlwaysAcceptPPCA(1, epsilon=1.0, sampler="exact")
+    for d, n in ((5, 5), (10, 5), (10, 20)):
+        assert m.privacy_loss(*audit.worst_case_pair(n, d)) < 0.75
+    loss = m.privacy_loss(*audit.worst_case_pair(20, 20))
+    assert loss == pytest.approx(1.132, abs=5e-3) and loss > 1.0  # a lower bound: the claim is broken
