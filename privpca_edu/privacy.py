@@ -659,6 +659,8 @@ def kendall_sensitivity(n_samples, transform_kind="spherical", radius=None, n_fe
     n = check_int(n_samples, "n_samples", low=2)
     check_option(sensitivity, "sensitivity", tuple(KENDALL_SENSITIVITIES))
     kind = resolve_transform(transform_kind)
+    if n_features is not None:
+        n_features = check_int(n_features, "n_features", low=1)
     if kind == "winsorized" and radius is None and n_features is None:
         raise ValueError("radius=None means √d: pass n_features to resolve it")
     r = resolve_radius(radius, n_features, kind)
@@ -865,7 +867,7 @@ DPDPCA_CALIBRATIONS = {
 
 def dpdpca_sensitivity(data_norm=1.0, calibration="classic"):
     """ℓ2 sensitivity of the centred scatter in the noise coordinates: 4B², or B² for "paper"."""
-    data_norm = check_positive(data_norm, "data_norm")
+    data_norm = check_data_norm(data_norm)
     check_option(calibration, "calibration", tuple(DPDPCA_CALIBRATIONS))
     return (1.0 if calibration == "paper" else 4.0) * data_norm**2
 
@@ -877,7 +879,7 @@ def mask_sensitivity(data_norm=1.0):
     release of v.  Replacing x by y changes v by x − y, of norm at most ‖x‖ + ‖y‖ ≤ 2B (attained by
     y = −x), so Δ_v = 2B and the mask is a (2B/β)-GDP release (see :func:`dpdpca_noise_scale`).
     """
-    return 2.0 * check_positive(data_norm, "data_norm")
+    return 2.0 * check_data_norm(data_norm)
 
 
 def dpdpca_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic", *, mask_mu=0.0):

@@ -329,6 +329,7 @@ def kendall_sph_rate(eigenvalues, n_components, n_samples, epsilon, delta=1e-5, 
     lam, gap = _eigs(eigenvalues, check_int(n_components, "n_components", low=1), "eigenvalues")
     n = check_int(n_samples, "n_samples", low=2)
     epsilon = check_epsilon(epsilon)
+    check_delta(delta)  # the rate drops δ's log factor, but a δ outside (0, 1) is still an error
     C = check_positive(C, "C")
     d = lam.size
     eff = lam.sum() / lam[0]
