@@ -367,3 +367,12 @@ def test_always_accept_ppca_breaks_its_claim_where_its_label_says():
         assert m.privacy_loss(*audit.worst_case_pair(n, d)) < 0.75
     loss = m.privacy_loss(*audit.worst_case_pair(20, 20))
     assert loss == pytest.approx(1.132, abs=5e-3) and loss > 1.0  # a lower bound: the claim is broken
+
+
+def test_ppca_beyond_float64_names_epsilon(X):
+    # c·XᵀX overflowed: the sampler's internal "A must contain only finite values"
+    for sampler, k in (("exact", 1), ("gibbs", 2)):
+        with pytest.raises(ValueError, match=r"epsilon=1\.7e\+308 is too large for the Bingham sampler"):
+            pp.PPCA(k, epsilon=1.7e308, sampler=sampler, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="delta"):
+        bounds.robust.kendall_sph_rate([5.0, 4.0, 1.0], 1, 100, 1.0, delta=1.5)
