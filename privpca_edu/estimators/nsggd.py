@@ -133,6 +133,8 @@ class NSGGD(PrivateEstimator):
     epsilon, delta : float
     data_norm : float, default 1.0
         Public row-norm bound B; larger rows are scaled onto it (a per-record map: free under DP).
+        The iterations run on X/B (rows in the unit ball; η means the same at every scale), so the
+        fit is scale-equivariant: X → cX with B → cB gives the same components at every ε.
     n_iter : int, default 50        T
     batch_size : int or None        b (default n: full batch)
     step_size : float, default 1.0  η (on the *mean* objective; GGD's code uses the sum)
