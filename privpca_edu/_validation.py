@@ -12,6 +12,7 @@ to *choose* a parameter: :func:`clip_rows` clips to a bound the caller supplies.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 import numbers
 import warnings
@@ -34,11 +35,55 @@ __all__ = [
     "clip_rows",
     "clip_provider_rows",
     "single_threaded_blas",
+    "diagnostics",
+    "diagnostics_enabled",
 ]
 
 
 class PrivacyWarning(UserWarning):
     """A privacy-relevant condition the user should see (clipping, weak δ, invalid ε range)."""
+
+
+_DIAGNOSTICS = contextvars.ContextVar("privpca_edu_diagnostics", default=False)
+
+
+@contextlib.contextmanager
+def diagnostics(enabled=True):
+    """Let the private fits inside the block report data-dependent diagnostics — **not private**.
+
+    By default a private fit emits nothing that depends on the data beyond its noisy release:
+    whether some rows were clipped, an objective value along the iterations, a data holder's
+    complaint about its own rows would each tell two neighbouring data sets apart, at any ε
+    (replace one row inside the bound by one outside it: the warning appears on one and never on
+    the other).  Inside ``with privacy.diagnostics():`` the estimators warn when rows are clipped
+    (:class:`PrivacyWarning`) and keep such diagnostics (e.g. ``NSGGD.objective_``), and every
+    privacy record made in the block says ``is_private=False``: the extra output was not paid for.
+
+    >>> import numpy as np, warnings, privpca_edu as pp
+    >>> X = np.eye(3) * 2.0                      # every row has norm 2 > data_norm = 1
+    >>> with pp.privacy.diagnostics(), warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     est = pp.AnalyzeGauss(1, epsilon=0.5, random_state=0).fit(X)
+    >>> any("scaled down" in str(m.message) for m in w), est.privacy_.is_private
+    (True, False)
+    """
+    if not isinstance(enabled, (bool, np.bool_)):
+        raise TypeError(f"enabled must be True or False, got {enabled!r}")
+    token = _DIAGNOSTICS.set(bool(enabled))
+    try:
+        yield
+    finally:
+        _DIAGNOSTICS.reset(token)
+
+
+def diagnostics_enabled():
+    """True inside :func:`diagnostics` (the private fits then report data-dependent diagnostics)."""
+    return _DIAGNOSTICS.get()
+
+
+#: The note every privacy record made inside :func:`diagnostics` carries.
+DIAGNOSTICS_NOTE = ("not differentially private: made with diagnostics on (privacy.diagnostics), so the fit may "
+                    "report data-dependent information (clipped rows, objective values) that no noise pays for")
 
 
 def as_generator(random_state):
@@ -144,7 +189,7 @@ def check_data(X, name="X", *, min_samples=1, min_features=1, copy=True):
     default) the result is always a new array, so later in-place work (clipping, centring) is
     safe.  A list of 2-D arrays (the providers of a distributed method) is refused here.
     """
-    if isinstance(X, (list, tuple)) and len(X) and isinstance(X[0], np.ndarray) and X[0].ndim == 2:
+    if isinstance(X, (list, tuple)) and len(X) and getattr(X[0], "ndim", None) == 2 and hasattr(X[0], "shape"):
         raise TypeError(f"{name} must be a single 2-D array here, got a list of arrays")
     if is_plain_float_matrix(X):  # the common case, without scikit-learn's ~100 µs of generic checks
         arr = np.array(X, copy=True) if copy else X
@@ -258,16 +303,18 @@ def power_of_two_scale(X, max_abs=None):
     return float(2.0 ** np.frexp(m)[1])
 
 
-def clip_rows(X, data_norm, *, name="X", warn=True, copy=True):
+def clip_rows(X, data_norm, *, name="X", warn=None, copy=True):
     """Scale every row of norm > ``data_norm`` down to norm ``data_norm``.
 
     ``data_norm`` is a *public* bound supplied by the user (the privacy proofs assume it);
     it is never estimated from the data.  Works on a copy, so the caller's array is never
     modified; ``copy=False`` is for callers that pass their *own* float64 copy (from
     :func:`check_data`) and saves a second copy of a large X.
-    A :class:`PrivacyWarning` says that rows were clipped, but **not how many**: that count
-    changes when one record is replaced, so it must not leave a private estimator (the
-    estimators never store it).
+    ``warn=None`` (the default, what the private estimators use) issues a :class:`PrivacyWarning`
+    only inside :func:`diagnostics`: *whether* rows were clipped depends on the private data (one
+    replaced row decides it), so by default nothing is said.  ``warn=True`` always warns (for the
+    data holder's own use), ``False`` never.  The warning never says how many rows: that count
+    changes when one record is replaced (the estimators never store it).
 
     Returns
     -------
@@ -291,13 +338,13 @@ def clip_rows(X, data_norm, *, name="X", warn=True, copy=True):
         X[over] *= scale[over][:, None]
         if tiny.any():
             X[tiny] = X[tiny] / norms[tiny][:, None] * data_norm
-        if warn:
+        if diagnostics_enabled() if warn is None else warn:
             warnings.warn(_clip_message(name, data_norm), PrivacyWarning, stacklevel=3)
     return X, n_clipped
 
 
-def clip_provider_rows(parts, data_norm, *, copy=True, stacklevel=3):
-    """:func:`clip_rows` for each provider's array, with one warning that counts them all.
+def clip_provider_rows(parts, data_norm, *, copy=True, stacklevel=3, warn=None):
+    """:func:`clip_rows` for each provider's array, with one warning for them all (``warn`` as there).
 
     Returns the list of clipped arrays and the total number of clipped rows (a diagnostic for
     the data holders, never released; the warning does not give it).  ``copy=False``
@@ -305,7 +352,7 @@ def clip_provider_rows(parts, data_norm, *, copy=True, stacklevel=3):
     """
     clipped = [clip_rows(P, data_norm, warn=False, copy=copy) for P in parts]
     n_clipped = sum(c for _, c in clipped)
-    if n_clipped:
+    if n_clipped and (diagnostics_enabled() if warn is None else warn):
         warnings.warn(_clip_message("the data", data_norm), PrivacyWarning, stacklevel=stacklevel)
     return [P for P, _ in clipped], n_clipped
 

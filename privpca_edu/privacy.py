@@ -44,6 +44,8 @@ from ._validation import (
     check_option,
     check_positive,
     as_generator,
+    diagnostics,
+    diagnostics_enabled,
 )
 
 __all__ = [
@@ -82,6 +84,8 @@ __all__ = [
     "symmetric_noise",
     "symmetric_to_vector",
     "SYMMETRIC_CONVENTIONS",
+    "diagnostics",
+    "diagnostics_enabled",
 ]
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -147,6 +151,12 @@ class GaussianGuarantee:
 #: space; a σ calibrated exactly to δ can come out a few ulp either side).
 EXACT_DELTA_RTOL = 1e-9
 
+#: Largest μ = Δ/σ at which the exact δ(ε) can be evaluated in float64: the curve depends on
+#: a = μ/2 − ε/μ, and a relative rounding of μ (2⁻⁵³) moves a by about μ·2⁻⁵³, which must stay
+#: far below 1.  Beyond it (ε ≳ 1e29) nothing is claimed: the check says "cannot be verified"
+#: and the analytic calibration refuses.
+MU_RESOLVABLE = 2.0**40
+
 
 def check_gaussian_guarantee(epsilon, delta, releases):
     r"""Do these Gaussian releases really give (ε, δ)-DP?  The one place every record is checked.
@@ -204,17 +214,22 @@ def check_gaussian_guarantee(epsilon, delta, releases):
         if sigma == 0:
             total = math.inf
             break
-        total += count * (sens / sigma) ** 2
-    mu = math.sqrt(total)
+        # √(Σ count·(Δ/σ)²) accumulated with hypot: (Δ/σ)² overflows (OverflowError) for ε ≈ 1e300
+        total = math.hypot(total, math.sqrt(count) * (sens / sigma))
+    mu = total
+    unresolved = not math.isinf(epsilon) and mu > MU_RESOLVABLE
     if math.isinf(epsilon):
         exact = 0.0 if mu == 0 else 1.0
-    elif math.isinf(mu):
-        exact = 1.0
+    elif math.isinf(mu) or unresolved:
+        exact = 1.0  # (unresolved: the only bound float64 can vouch for)
     else:
         exact = gdp_delta(mu, epsilon) if mu > 0 else 0.0
     holds = exact <= delta * (1 + EXACT_DELTA_RTOL) and not (math.isinf(epsilon) and mu > 0)
     note = ""
-    if not holds:
+    if unresolved and not math.isinf(mu):
+        note = (f"not verified as ({epsilon:g}, {delta:g})-DP: the noise is {mu:.4g}-Gaussian-DP, beyond the "
+                f"μ ≤ {MU_RESOLVABLE:.3g} at which float64 resolves the exact δ(ε) curve")
+    elif not holds:
         note = (f"not ({epsilon:g}, {delta:g})-DP: the noise actually used is {mu:.4g}-Gaussian-DP, "
                 f"whose exact δ at ε = {epsilon:g} is {exact:.3g} > δ = {delta:g}")
     return GaussianGuarantee(bool(holds), mu, float(exact), note)
@@ -264,7 +279,8 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="classic"):
                 PrivacyWarning,
                 stacklevel=2,
             )
-        return _finite_sigma(sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon, sensitivity, epsilon)
+        return _finite_sigma(sensitivity * math.sqrt(2 * (math.log(1.25) - math.log(delta))) / epsilon, sensitivity,
+                           epsilon)
     return _analytic_sigma(sensitivity, epsilon, delta)
 
 
@@ -277,6 +293,8 @@ def _finite_sigma(sigma, sensitivity, epsilon):
 
 
 def _analytic_sigma(sensitivity, epsilon, delta):
+    if not delta > 0.0:  # δ/T of a subnormal δ underflowed (was "math domain error")
+        raise ValueError("delta is too small: a per-step share of it underflows to 0; use a larger delta")
     log_target = math.log(delta)
 
     def too_small(log_sigma):  # True when σ does not yet satisfy the condition
@@ -301,6 +319,11 @@ def _analytic_sigma(sensitivity, epsilon, delta):
     # exp(hi) and the public check's log/exp round trip can land a few ulp on the wrong side:
     # step up to the first float σ that passes the check exactly as analytic_gaussian_delta does.
     sigma = math.exp(hi)
+    if sensitivity / sigma > MU_RESOLVABLE:
+        raise ValueError(f"epsilon={epsilon:g} is too large for the exact (analytic) calibration in float64: the "
+                         f"noise would be {sensitivity / sigma:.3g}-Gaussian-DP, beyond the μ ≤ {MU_RESOLVABLE:.3g} "
+                         "at which the δ(ε) curve can be evaluated; use epsilon=numpy.inf (no noise) or a smaller "
+                         "epsilon")
     while math.exp(_log_analytic_delta(math.log(sigma), sensitivity, epsilon)) > delta:
         sigma = math.nextafter(sigma, math.inf)
     return sigma
@@ -342,12 +365,16 @@ def gdp_epsilon(mu, delta):
 def compose_basic(epsilon_step, delta_step, n_steps):
     """Basic composition: T mechanisms that are each (ε₀, δ₀)-DP are (Tε₀, Tδ₀)-DP.
 
-    δ₀ must lie in [0, 1); a total Tδ₀ ≥ 1 is returned as it is (a vacuous guarantee).
+    δ₀ must lie in [0, 1).  The total δ is capped at 1: every mechanism is (ε, 1)-DP, so a
+    total Tδ₀ ≥ 1 is returned as 1.0 (a vacuous guarantee, never a "probability" above 1).
+
+    >>> compose_basic(0.1, 0.5, 3)
+    (0.30000000000000004, 1.0)
     """
     epsilon_step = check_epsilon(epsilon_step, "epsilon_step")
     delta_step = check_delta(delta_step, "delta_step", allow_zero=True)
     n_steps = check_int(n_steps, "n_steps", low=1)
-    return n_steps * epsilon_step, n_steps * delta_step
+    return n_steps * epsilon_step, min(1.0, n_steps * delta_step)
 
 
 def compose_advanced(epsilon_step, delta_step, n_steps, delta_slack):
@@ -356,13 +383,14 @@ def compose_advanced(epsilon_step, delta_step, n_steps, delta_slack):
     T adaptive (ε₀, δ₀)-DP mechanisms are (ε′, Tδ₀ + δ′)-DP for every δ′ > 0, with
     :math:`\varepsilon' = \varepsilon_0\sqrt{2T\ln(1/\delta')} + T\varepsilon_0(e^{\varepsilon_0} - 1)`.
     When ε′ is beyond the largest float (ε₀ ≳ 700) it is returned as ``inf`` (a vacuous bound:
-    basic composition, :func:`compose_basic`, is then the useful one).
+    basic composition, :func:`compose_basic`, is then the useful one).  The total δ is capped at
+    1 (vacuous), as in :func:`compose_basic`.
     """
     epsilon_step = check_epsilon(epsilon_step, "epsilon_step")
     delta_step = check_delta(delta_step, "delta_step", allow_zero=True)
     n_steps = check_int(n_steps, "n_steps", low=1)
     delta_slack = check_delta(delta_slack, "delta_slack")
-    return _advanced_epsilon(epsilon_step, n_steps, delta_slack), n_steps * delta_step + delta_slack
+    return _advanced_epsilon(epsilon_step, n_steps, delta_slack), min(1.0, n_steps * delta_step + delta_slack)
 
 
 def _advanced_epsilon(e0, T, delta_slack):
@@ -370,7 +398,7 @@ def _advanced_epsilon(e0, T, delta_slack):
     if e0 > 700.0:
         return math.inf
     with np.errstate(over="ignore"):
-        return float(e0 * math.sqrt(2 * T * math.log(1 / delta_slack)) + np.float64(T) * e0 * math.expm1(e0))
+        return float(e0 * math.sqrt(2 * T * -math.log(delta_slack)) + np.float64(T) * e0 * math.expm1(e0))
 
 
 def zcdp_rho(sensitivity, sigma, n_steps=1):
@@ -385,7 +413,7 @@ def zcdp_to_dp(rho, delta):
     r"""Convert ρ-zCDP to (ε, δ)-DP: :math:`\varepsilon = \rho + 2\sqrt{\rho\ln(1/\delta)}` [BS16]_."""
     rho = check_positive(rho, "rho", allow_zero=True)
     delta = check_delta(delta)
-    return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+    return rho + 2 * math.sqrt(rho * -math.log(delta))
 
 
 #: Calibrations of T adaptive Gaussian steps offered by :func:`iterative_gaussian_sigma`, with a
@@ -443,19 +471,24 @@ def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper
                 stacklevel=2,
             )
         const = 2.0 if method == "paper" else 1.25
-        return _finite_sigma(sensitivity * T * math.sqrt(2 * math.log(const * T / delta)) / epsilon, sensitivity,
+        return _finite_sigma(sensitivity * T * math.sqrt(2 * (math.log(const * T) - math.log(delta))) / epsilon, sensitivity,
                              epsilon)
     if method == "analytic_basic":
         return _analytic_sigma(sensitivity, epsilon / T, delta / T)
     if method == "analytic_exact":
         return _analytic_sigma(sensitivity * math.sqrt(T), epsilon, delta)
     if method == "zcdp":
-        L = math.log(1 / delta)
+        L = -math.log(delta)  # not log(1/δ): 1/δ overflows for a subnormal δ
         # √ρ = √(L + ε) − √L, written without cancellation (tiny ε would give ρ = 0)
         sqrt_rho = epsilon / (math.sqrt(L + epsilon) + math.sqrt(L))
+        if sqrt_rho == 0.0:  # ε = 5e-324: ρ underflows (was a ZeroDivisionError)
+            return _finite_sigma(math.inf, sensitivity, epsilon)
         return _finite_sigma(sensitivity * math.sqrt(T / 2) / sqrt_rho, sensitivity, epsilon)
     # advanced: split δ into δ' = δ/2 (slack) and T·δ₀ = δ/2; find ε₀ with ε'(ε₀) = ε.
     delta_slack, delta_step = delta / 2, delta / (2 * T)
+    if delta_step == 0.0:  # a subnormal δ: δ/(2T) underflows (was a bare "math domain error")
+        raise ValueError(f"delta={delta:g} is too small to split over {T} steps for advanced composition; use "
+                         "method='analytic_exact'")
 
     def excess(e0):
         return _advanced_epsilon(e0, T, delta_slack) - epsilon
@@ -485,6 +518,7 @@ def dps_pca_sigma(epsilon, delta, n_iter, data_norm=1.0, method="paper"):
     77.979
     """
     data_norm = check_data_norm(data_norm)
+    n_iter = check_int(n_iter, "n_iter", low=1)  # named as the caller knows it (not "n_steps")
     return iterative_gaussian_sigma(2.0 * data_norm**2, epsilon, delta, n_iter, method=method)
 
 
@@ -535,6 +569,7 @@ def analyze_gauss_sensitivity(n_samples, data_norm=1.0):
     0.00141421
     """
     n = check_int(n_samples, "n_samples", low=1)
+    data_norm = check_data_norm(data_norm)
     return math.sqrt(2.0) * data_norm**2 / n
 
 
@@ -559,6 +594,7 @@ def private_local_sensitivity(data_norm=1.0):
     replacing one of its records moves it by :math:`xx^\top - x'x'^\top`, of Frobenius norm at
     most √2·B² (see :func:`analyze_gauss_sensitivity`, here unnormalised: n = 1).
     """
+    data_norm = check_data_norm(data_norm)
     return math.sqrt(2.0) * data_norm**2
 
 
@@ -623,6 +659,8 @@ def kendall_sensitivity(n_samples, transform_kind="spherical", radius=None, n_fe
     n = check_int(n_samples, "n_samples", low=2)
     check_option(sensitivity, "sensitivity", tuple(KENDALL_SENSITIVITIES))
     kind = resolve_transform(transform_kind)
+    if n_features is not None:
+        n_features = check_int(n_features, "n_features", low=1)
     if kind == "winsorized" and radius is None and n_features is None:
         raise ValueError("radius=None means √d: pass n_features to resolve it")
     r = resolve_radius(radius, n_features, kind)
@@ -682,7 +720,7 @@ def sgpca_sensitivity(n_samples, n_features, spikes, noise_variance=1.0, *, sens
 
 
 def nsggd_noise_scale(batch_size, epsilon, delta, n_iter, data_norm=1.0):
-    r"""Per-step σ of NSGGD: T Gaussian steps of sensitivity 2B²/b, composed exactly in zCDP.
+    r"""Per-step σ of NSGGD: T Gaussian steps of sensitivity 2B/b, composed exactly in zCDP.
 
     Each step releases the batch-mean gradient.  One record's term has Frobenius norm
     ‖Vᵀx‖ ≤ ‖x‖ ≤ B (``data_norm``; the term is linear in x), so replacing one record moves the
@@ -829,7 +867,7 @@ DPDPCA_CALIBRATIONS = {
 
 def dpdpca_sensitivity(data_norm=1.0, calibration="classic"):
     """ℓ2 sensitivity of the centred scatter in the noise coordinates: 4B², or B² for "paper"."""
-    data_norm = check_positive(data_norm, "data_norm")
+    data_norm = check_data_norm(data_norm)
     check_option(calibration, "calibration", tuple(DPDPCA_CALIBRATIONS))
     return (1.0 if calibration == "paper" else 4.0) * data_norm**2
 
@@ -841,7 +879,7 @@ def mask_sensitivity(data_norm=1.0):
     release of v.  Replacing x by y changes v by x − y, of norm at most ‖x‖ + ‖y‖ ≤ 2B (attained by
     y = −x), so Δ_v = 2B and the mask is a (2B/β)-GDP release (see :func:`dpdpca_noise_scale`).
     """
-    return 2.0 * check_positive(data_norm, "data_norm")
+    return 2.0 * check_data_norm(data_norm)
 
 
 def dpdpca_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic", *, mask_mu=0.0):

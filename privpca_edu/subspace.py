@@ -267,8 +267,13 @@ def top_eigenvectors(A, n_components):
     vectors : ndarray, shape (d, k), orthonormal, signs fixed by :func:`fix_signs`
     """
     A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+        raise ValueError(f"A must be a square (d, d) matrix with d >= 1, got shape {A.shape}")
     d = A.shape[0]
     k = check_int(n_components, "n_components", low=1, high=d)
+    hi, lo = float(A.max()), float(A.min())  # two passes, no temporary (the NaN/inf check)
+    if not (math.isfinite(hi) and math.isfinite(lo)):
+        raise ValueError("A must contain only finite values (it holds NaN or infinity)")
     w, V = linalg.eigh(A, subset_by_index=(d - k, d - 1), lower=False, check_finite=False, driver="evr")
     return w[::-1].copy(), fix_signs(V[:, ::-1])
 

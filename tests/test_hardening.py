@@ -24,7 +24,7 @@ X4 = np.random.default_rng(0).standard_normal((40, 4)) * [3.0, 2.0, 1.0, 0.5]
 def test_clipping_a_huge_row_keeps_its_direction():
     # ‖x‖² = 1e400 overflowed to inf, so the row was scaled by B/inf = 0 (and the warning said "scaled down")
     X = np.array([[1e200, 0.0], [0.0, 0.5], [0.0, 0.5]])
-    with pytest.warns(pe.PrivacyWarning, match="scaled down"):
+    with pe.privacy.diagnostics(), pytest.warns(pe.PrivacyWarning, match="scaled down"):
         est = pe.AnalyzeGauss(1, epsilon=np.inf).fit(X)
     np.testing.assert_allclose(np.abs(est.components_), [[1.0, 0.0]], atol=1e-12)
     np.testing.assert_allclose(est.released_matrix_, [[1 / 3, 0], [0, 0.5 / 3]], rtol=1e-12)

@@ -282,8 +282,13 @@ def audit_release_gdp(mechanism, X, X_prime, mu=None, *, epsilon=None, delta=Non
 # Recipe D: output-level ε lower bound
 # ---------------------------------------------------------------------------------------------
 def clopper_pearson(successes, trials, alpha):
-    """Exact two-sided (1 − α) Clopper–Pearson interval for a binomial proportion."""
-    k, n = int(successes), int(trials)
+    """Exact two-sided (1 − α) Clopper–Pearson interval for a binomial proportion.
+
+    ``trials`` n ≥ 1, ``successes`` k in [0, n] (integers), ``alpha`` in (0, 1).
+    """
+    n = check_int(trials, "trials", low=1)
+    k = check_int(successes, "successes", low=0, high=n)
+    alpha = check_delta(alpha, "alpha")
     lo = 0.0 if k == 0 else stats.beta.ppf(alpha / 2, k, n - k + 1)
     hi = 1.0 if k == n else stats.beta.ppf(1 - alpha / 2, k + 1, n - k)
     return float(lo), float(hi)

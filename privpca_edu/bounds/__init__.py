@@ -130,7 +130,8 @@ def gaussian_noise_spectral_norm(n_features, sigma, convention="upper_iid"):
     c = _LEADING_CONSTANT[convention]
     s = _OFF_DIAGONAL_SD[convention] * sigma
     # E‖E‖_F² = d·σ² (diagonal) + d(d−1)·s² (off-diagonal, both triangles).
-    frob = math.sqrt(d * sigma**2 + d * (d - 1) * s**2)
+    # (factored: σ² overflows for σ ≈ 1e300, the bound at ε = 1e-300)
+    frob = sigma * math.sqrt(d + d * (d - 1) * (_OFF_DIAGONAL_SD[convention]) ** 2)
     return dict(
         spectral_norm=c * math.sqrt(d) * sigma,
         leading_constant=c,

@@ -100,11 +100,13 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     Returns
     -------
     dict with ``gamma, sigma, alpha, rho, tau, xi_stat, xi_priv, xi_opt`` (array over t = 1..T),
-    ``total`` (array over t), ``success_prob``, ``minimax_lower``, ``valid`` and ``reason``, and the
-    start condition of Assumption B.1: ``start_condition`` (= ``total[0]``, the bound at t = 1),
-    ``start_error``, ``start_ok`` (start_error ≤ start_condition) and ``start_reason``.
-    Where the theorem says nothing (ρ ≥ 1) the ξ terms and ``start_condition`` are NaN and
-    ``start_ok`` is False.
+    ``total`` (array over t), ``success_prob``, ``minimax_lower``, ``valid``, ``reason`` and
+    ``vacuous``, and the start condition of Assumption B.1: ``start_condition`` (= ``total[0]``,
+    the bound at t = 1), ``start_error``, ``start_ok`` (start_error ≤ start_condition) and
+    ``start_reason``. Where the theorem says nothing (ρ ≥ 1, e.g. ε = 1e-6) the ξ terms and
+    ``start_condition`` are NaN, ``start_ok`` is False, and ``total`` is the trivial bound
+    :math:`\min(\sqrt k, \sqrt{d-k})` that holds for every k-dimensional Q (vacuous,
+    ``vacuous=True``), never NaN.
 
     Examples
     --------
@@ -160,9 +162,11 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
                valid=valid, reason="; ".join(reasons), C1=C1, C2=C2)
     if alpha >= 1 - gamma:
         nan = float("nan")
+        trivial = math.sqrt(min(k, d - k))  # ‖Qᵀ Q*_⊥‖_F ≤ min(‖Q‖_F, ‖Q*_⊥‖_F) for any orthonormal Q
         out.update(rho=gamma / (1 - alpha) if alpha < 1 else float("inf"), xi_stat=nan, xi_priv=nan,
-                   xi_opt=np.full(T, nan), total=np.full(T, nan), start_condition=nan, start_error=start_error,
-                   start_ok=False, start_reason="ρ ≥ 1: the theorem says nothing, whatever the start")
+                   xi_opt=np.full(T, nan), total=np.full(T, trivial), vacuous=True, start_condition=nan,
+                   start_error=start_error, start_ok=False,
+                   start_reason="ρ ≥ 1: the theorem says nothing, whatever the start")
         return out
     rho = gamma / (1 - alpha)
     r4 = rho**0.25
@@ -180,7 +184,8 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
                         f"≤ ξ_stat + ξ_priv + ξ_opt(1) = {start_condition:.3g}, so a run from it is outside the "
                         "theorem's hypotheses and `valid` is only a necessary check")
     out.update(rho=rho, xi_stat=xi_stat, xi_priv=xi_priv, xi_opt=xi_opt, total=total,
-               start_condition=start_condition, start_error=start_error, start_ok=start_ok, start_reason=start_reason)
+               start_condition=start_condition, start_error=start_error, start_ok=start_ok, start_reason=start_reason,
+               vacuous=False)
     return out
 
 

@@ -78,12 +78,12 @@ ROBUST_LABELS = {
 }
 
 
-def _eigs(lam_K, k):
+def _eigs(lam_K, k, name="lam_K"):
     lam = np.sort(np.asarray(lam_K, dtype=np.float64).ravel())[::-1]
     if lam.size < k + 1:
-        raise ValueError(f"lam_K needs at least n_components + 1 = {k + 1} eigenvalues, got {lam.size}")
+        raise ValueError(f"{name} needs at least n_components + 1 = {k + 1} eigenvalues, got {lam.size}")
     if not np.all(np.isfinite(lam)) or lam[0] <= 0:
-        raise ValueError("lam_K must be finite with a positive largest eigenvalue")
+        raise ValueError(f"{name} must be finite with a positive largest eigenvalue, got {lam.tolist()[:8]}")
     gap = lam[k - 1] - lam[k]
     if gap <= 0:
         raise ValueError(f"eigengap λ_k − λ_(k+1) must be > 0, got {gap:g}")
@@ -352,9 +352,10 @@ def kendall_sph_rate(eigenvalues, n_components, n_samples, epsilon, delta=1e-5, 
     under Han & Liu's condition :math:`\lVert\Sigma\rVert_F\log d/\mathrm{tr}\,\Sigma \to 0`
     (``condition_ratio`` reports it).  ``eigenvalues`` are those of the dispersion Σ.
     """
-    lam, gap = _eigs(eigenvalues, check_int(n_components, "n_components", low=1))
+    lam, gap = _eigs(eigenvalues, check_int(n_components, "n_components", low=1), "eigenvalues")
     n = check_int(n_samples, "n_samples", low=2)
     epsilon = check_epsilon(epsilon)
+    check_delta(delta)  # the rate drops δ's log factor, but a δ outside (0, 1) is still an error
     C = check_positive(C, "C")
     d = lam.size
     eff = lam.sum() / lam[0]
@@ -374,7 +375,7 @@ def analyze_gauss_rate(eigenvalues, n_components, n_samples, epsilon, delta, *, 
 
     Since r(Σ) ≤ d, eq. (3.1) is never worse.
     """
-    lam, gap = _eigs(eigenvalues, check_int(n_components, "n_components", low=1))
+    lam, gap = _eigs(eigenvalues, check_int(n_components, "n_components", low=1), "eigenvalues")
     n = check_int(n_samples, "n_samples", low=2)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)

@@ -134,17 +134,17 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
     k = lam.size
     if k > d:
         raise ValueError(f"n_features must be >= the number of spikes {k}, got {d}")
-    if family == "t":
-        nu = check_positive(df, "df", allow_inf=True)
-    else:
+    # df and contamination are validated whatever the family (a bad value is never silently ignored)
+    nu = check_positive(df, "df", allow_inf=True)
+    if family != "t":
         nu = math.inf
+    if not isinstance(contamination, (int, float, np.floating, np.integer)) or isinstance(contamination, bool):
+        raise TypeError(f"contamination must be a real number in [0, 1], got {type(contamination).__name__}")
+    if not (0.0 <= float(contamination) <= 1.0):
+        raise ValueError(f"contamination must be in [0, 1], got {contamination}")
     eta = 0.0
     if family == "contaminated":
-        if not isinstance(contamination, (int, float, np.floating, np.integer)) or isinstance(contamination, bool):
-            raise TypeError(f"contamination must be a real number, got {type(contamination).__name__}")
         eta = float(contamination)
-        if not (0.0 <= eta <= 1.0):
-            raise ValueError(f"contamination must be in [0, 1], got {contamination}")
         if d <= k:
             raise ValueError(f"family='contaminated' needs n_features > number of spikes ({k}), got {d}")
     kappa = 10.0 * float(lam[0]) if outlier_scale is None else check_positive(outlier_scale, "outlier_scale")

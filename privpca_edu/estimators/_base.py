@@ -22,6 +22,8 @@ from .._validation import (
     check_epsilon,
     check_n_components,
     clip_rows,
+    diagnostics_enabled,
+    DIAGNOSTICS_NOTE,
 )
 from ..privacy import check_gaussian_guarantee
 
@@ -251,7 +253,7 @@ class PrivateEstimator(PCABase):
         return epsilon, delta, data_norm
 
     def _prepare(self, X, *, fitting=False, min_samples=1):
-        """Validate parameters and X (once), clip rows to ``data_norm`` (on a private copy of X; warns).
+        """Validate parameters and X (once), clip rows to ``data_norm`` (on a private copy of X; warns only inside privacy.diagnostics()).
 
         ``fitting=True`` from ``fit`` (forgets the previous fit, records ``n_features_in_``).
         The number of clipped rows is not stored: it depends on the private data.
@@ -259,9 +261,24 @@ class PrivateEstimator(PCABase):
         X = self._validate_fit_input(X, min_samples=min_samples, fitting=fitting)
         epsilon, delta, data_norm = self._validate_privacy()
         k = check_n_components(self.n_components, X.shape[1])
-        X, _ = clip_rows(X, data_norm, warn=True, copy=False)
+        X, _ = clip_rows(X, data_norm, copy=False)  # warns only inside privacy.diagnostics()
         self.n_samples_ = X.shape[0]
+        if fitting:
+            # ε = ∞ (no noise): the fit works on X/c, c a power of two near max|x| (exact), when XᵀX
+            # would underflow or overflow (X·1e-200 gave a random subspace); see _unscale.
+            self._no_noise_scale = power_of_two_scale(X) if math.isinf(epsilon) else 1.0
+            if self._no_noise_scale != 1.0:
+                X /= self._no_noise_scale
         return X, k, epsilon, delta, data_norm
+
+    def _unscale(self, *names):
+        """Multiply the named second-moment attributes by c² after a no-noise fit on X/c (see _prepare)."""
+        c = getattr(self, "_no_noise_scale", 1.0)
+        if c != 1.0:
+            with np.errstate(over="ignore", under="ignore"):  # c²·λ may be beyond float64: that is its value
+                for name in names:
+                    if hasattr(self, name):
+                        setattr(self, name, getattr(self, name) * (c * c))
 
     def _validate_fit_providers(self, X):
         """``fit`` input of the distributed estimators: one array, or a list of providers' arrays.
@@ -294,12 +311,15 @@ class PrivateEstimator(PCABase):
 def is_provider_list(X):
     """True for a non-empty list/tuple of 2-D numpy arrays (the providers of a distributed fit).
 
+    Any item with ``ndim == 2`` and a ``shape`` counts as a 2-D array (a pandas DataFrame, say).
+
     A list mixing 2-D arrays with anything else is refused (ambiguous); a list of lists or of
     1-D arrays is *not* a provider list: it is one data set, row by row.
     """
     if not isinstance(X, (list, tuple)) or len(X) == 0:
         return False
-    two_d = [isinstance(P, np.ndarray) and P.ndim == 2 for P in X]
+    # 2-D arrays and 2-D array-likes with a shape (a pandas DataFrame per provider)
+    two_d = [getattr(P, "ndim", None) == 2 and hasattr(P, "shape") for P in X]
     if any(two_d) and not all(two_d):
         raise TypeError("X mixes 2-D arrays with other items: pass one 2-D array, or a list of 2-D numpy arrays "
                         "(one per provider)")
@@ -323,11 +343,14 @@ def make_record(**fields):
         releases = ((float(sens), float(sigma), n_rel),) if sens is not None and sigma is not None else ()
     fields["releases"] = tuple(tuple(r) if len(r) == 3 else (*r, 1) for r in releases)
     notes = [fields["note"]] if fields.get("note") else []
+    if diagnostics_enabled() and not math.isinf(fields["epsilon"]):
+        fields["is_private"] = False
+        notes.insert(0, DIAGNOSTICS_NOTE)
     if math.isinf(fields["epsilon"]):
         fields["is_private"] = False
         fields["releases"] = ()
-        if not notes:
-            notes.append("epsilon=inf: no noise, not differentially private")
+        if not any("no noise" in n for n in notes):  # first, whatever else the note says
+            notes.insert(0, "epsilon=inf: no noise, not differentially private")
         fields["exact_delta"] = None
     elif fields["releases"]:
         g = check_gaussian_guarantee(fields["epsilon"], fields["delta"], fields["releases"])

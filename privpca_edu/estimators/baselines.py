@@ -56,7 +56,7 @@ class PCA(PCABase):
         # beyond ~1e154) nor underflows; eigenvectors do not depend on c, eigenvalues scale by c².
         # (Centring at most doubles max|x_ij|, so c still keeps everything finite.)
         if c != 1.0:
-            X *= 1.0 / c
+            X /= c  # not X *= 1/c: 1/c overflows for subnormal data (X·1e-310 gave no components)
         A = X.T @ X / n
         values, basis = top_eigenvectors(A, k)
         trace = np.trace(A)
@@ -138,7 +138,7 @@ class TruncatedPowerPCA(PCABase):
         n, d = X.shape
         k, s, n_iter, tol, max_iter = self._validated(d)
         if c != 1.0:
-            X *= 1.0 / c
+            X /= c  # not X *= 1/c: 1/c overflows for subnormal data (X·1e-310 gave no components)
         A = X.T @ X / n
         with np.errstate(over="ignore"):
             self.second_moment_ = A * (c * c) if c != 1.0 else A

@@ -88,6 +88,7 @@ class NoisyMatrixMechanism(PrivateEstimator):
         self.sensitivity_ = sens
         values, basis = top_eigenvectors(released, k)
         self.explained_variance_ = values
+        self._unscale("released_matrix_", "explained_variance_")
         self._set_components(basis)
         self._record(
             epsilon=epsilon, delta=delta, data_norm=data_norm, mechanism=self.mechanism_name,
@@ -111,7 +112,7 @@ class AnalyzeGauss(NoisyMatrixMechanism):
     delta : float, default 1e-5
         δ in (0, 1).
     data_norm : float, default 1.0
-        Public bound B on row norms; larger rows are scaled down to B (with a warning).
+        Public bound B on row norms; larger rows are scaled down to B (a warning only inside ``privacy.diagnostics()``).
     calibration : {"classic", "analytic"}
         ``"classic"`` (the paper): σ = Δ√(2 ln(1.25/δ))/ε, proved for ε < 1 (warns otherwise);
         ``"analytic"``: Balle & Wang's exact σ, valid for every ε and smaller.

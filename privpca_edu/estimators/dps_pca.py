@@ -17,6 +17,7 @@ from .._validation import (
     single_threaded_blas,
     as_generator,
     clip_provider_rows,
+    power_of_two_scale,
 )
 from ..privacy import ITERATIVE_CALIBRATIONS, dps_pca_sigma
 from ..subspace import fix_signs
@@ -132,7 +133,7 @@ class DPSPCA(PrivateEstimator):
     n_iter : int, default 10
         T.
     data_norm : float, default 1.0
-        Public row-norm bound B; rows above it are scaled down (with a warning).
+        Public row-norm bound B; rows above it are scaled down (a warning only inside ``privacy.diagnostics()``).
     calibration : str, default "paper"
         One of ``privacy.ITERATIVE_CALIBRATIONS``: ``"paper"`` (σ = 2B²T√(2 log(2T/δ))/ε, the
         paper's Algorithm 1 line 3), ``"classic"``, ``"analytic_basic"``,
@@ -170,7 +171,13 @@ class DPSPCA(PrivateEstimator):
     **Sensitivity and privacy.**  Replacing one record x → x′ of provider i (‖x‖, ‖x′‖ ≤ B)
     changes :math:`n_iH_i = \sum_{x\in S_i}xx^\top Q + G_i` by
     :math:`xx^\top Q - x'x'^\top Q`, of Frobenius norm at most
-    ‖x‖‖Qᵀx‖ + ‖x′‖‖Qᵀx′‖ ≤ 2B² (Q has orthonormal columns): Δ = 2B².  Each message is a
+    ‖x‖‖Qᵀx‖ + ‖x′‖‖Qᵀx′‖ ≤ 2B² (Q has orthonormal columns): Δ = 2B², the paper's constant, to
+    which σ is calibrated.  The tight value is √2B²: :math:`\lVert(xx^\top - x'x'^\top)Q\rVert_F
+    \le \lVert xx^\top - x'x'^\top\rVert_F\,\lVert Q\rVert_2` with ‖Q‖₂ = 1, and
+    :math:`\lVert xx^\top - x'x'^\top\rVert_F^2 = \lVert x\rVert^4 + \lVert x'\rVert^4 - 2(x^\top x')^2 \le 2B^4`,
+    attained by x = Be₁, x′ = Be₂ when Q spans e₁ and e₂.  The privacy record checks the noise
+    against this proved √2B² (so it never under-claims), while σ keeps the paper's 2B² (the
+    figures reproduce).  Each message is a
     Gaussian mechanism; Q(t) depends on the data only through earlier noisy messages, so the
     T messages compose adaptively, and σ is calibrated for the composition
     (:func:`privpca_edu.privacy.dps_pca_sigma`).  Every provider is protected by its own noise
@@ -217,6 +224,13 @@ class DPSPCA(PrivateEstimator):
 
         # split_providers returned our own copies, so clipping may work in place
         clipped, _ = clip_provider_rows(providers, data_norm, copy=False)
+        if math.isinf(epsilon):
+            # no noise: work on X/c, c a power of two near max|x| (exact), when the scatters would
+            # underflow or overflow (X·1e-200 lost rank); the iterates do not depend on c
+            c = power_of_two_scale(None, max(max(float(P.max()), -float(P.min())) for P in clipped))
+            if c != 1.0:
+                for P in clipped:
+                    P /= c
         sizes = np.array([len(P) for P in clipped])
         n = int(sizes.sum())
         # Each provider's (unnormalised) scatter Σ_{x∈S_i} x xᵀ = n_i Σ̂_i, computed once.
@@ -252,12 +266,13 @@ class DPSPCA(PrivateEstimator):
         if delta > 1.0 / n and not math.isinf(epsilon):
             notes.append(f"delta={delta:g} > 1/n={1 / n:.2g}: a weak guarantee (a mechanism may then reveal a "
                          "record outright)")
-        # Each provider makes T adaptive Gaussian releases of sensitivity 2B² with noise σ: the
-        # shared record check composes them exactly (μ = √T·2B²/σ).
+        # Each provider makes T adaptive Gaussian releases of the proved sensitivity √2B² (see Notes)
+        # with noise σ: the shared record check composes them exactly (μ = √T·√2B²/σ).
         self._record(
             epsilon=epsilon, delta=delta, data_norm=data_norm, mechanism=self.mechanism_name,
             calibration=f"{self.calibration} (T={T}, noise={self.noise})", sensitivity=self.sensitivity_,
             noise_scale=sigma, n_releases=T, note="; ".join(notes), is_private=not shared_leak,
+            releases=((math.sqrt(2.0) * data_norm**2, sigma, T),),
         )
         return self
 

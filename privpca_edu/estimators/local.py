@@ -137,8 +137,9 @@ class LocalGaussianPCA(PrivateEstimator):
     delta : float, default 1e-5
         δ in (0, 1) of each user's report.
     data_norm : float, default 1.0
-        Public row-norm bound B; rows above it are scaled down to B on the user's side (a
-        :class:`PrivacyWarning` says how many).
+        Public row-norm bound B; rows above it are scaled down to B on the user's side, silently
+        (a :class:`PrivacyWarning`, never the count, only inside
+        :func:`privpca_edu.privacy.diagnostics`, which records the fit as not private).
     calibration : {"replacement", "paper", "analytic"}, default "replacement"
         ``"replacement"``: Δ = √2·B², σ₁ = Δ√(2 ln(1.25/δ))/ε — the corrected constant.
         ``"paper"``: Wang & Xu's σ₁² = 2 ln(1.25/δ)/ε² (Δ = 1): **half the variance the
@@ -263,8 +264,8 @@ class LocalGaussianPCA(PrivateEstimator):
     def user_report(self, x, random_state=None):
         """One user's noisy report :math:`xx^\\top + Z` (what leaves their device).
 
-        ``x`` is clipped to ``data_norm`` first (with a :class:`PrivacyWarning`), exactly as in
-        ``fit``.  For teaching: compare ``np.outer(x, x)`` with the report.
+        ``x`` is clipped to ``data_norm`` first, exactly as in ``fit``; here the user is told with a
+        :class:`PrivacyWarning` (their own record, on their own device: nothing about it leaves).  For teaching: compare ``np.outer(x, x)`` with the report.
         """
         x = self._clip_record(x)
         _, _, _, cal = self._calibrate()
@@ -357,6 +358,7 @@ class LocalGaussianPCA(PrivateEstimator):
         """
         self._validate_params()
         self._forget_fit()
+        self._no_noise_scale = 1.0  # S is taken as given (no rescaling, see _prepare)
         epsilon, delta, data_norm = self._validate_privacy()
         S = np.asarray(second_moment, dtype=np.float64)
         if S.ndim != 2 or S.shape[0] != S.shape[1] or not np.all(np.isfinite(S)):
@@ -380,6 +382,7 @@ class LocalGaussianPCA(PrivateEstimator):
         self.sensitivity_ = cal["sensitivity"]
         self.path_ = path
         self._postprocess(released, k, cal)
+        self._unscale("released_matrix_", "explained_variance_")
         fields = dict(epsilon=epsilon, delta=delta, data_norm=data_norm, mechanism=self.mechanism_name,
                       calibration=self.calibration, sensitivity=cal["sensitivity"],
                       noise_scale=cal["noise_scale"], is_private=cal["is_private"])

@@ -29,6 +29,7 @@ from .._validation import (
     check_positive,
     as_generator,
     clip_rows,
+    diagnostics_enabled,
     row_norms,
     single_threaded_blas,
 )
@@ -132,6 +133,8 @@ class NSGGD(PrivateEstimator):
     epsilon, delta : float
     data_norm : float, default 1.0
         Public row-norm bound B; larger rows are scaled onto it (a per-record map: free under DP).
+        The iterations run on X/B (rows in the unit ball; η means the same at every scale), so the
+        fit is scale-equivariant: X → cX with B → cB gives the same components at every ε.
     n_iter : int, default 50        T
     batch_size : int or None        b (default n: full batch)
     step_size : float, default 1.0  η (on the *mean* objective; GGD's code uses the sum)
@@ -150,8 +153,9 @@ class NSGGD(PrivateEstimator):
     Attributes
     ----------
     components_, noise_scale_ (σ per gradient entry), sensitivity_ (2B/b), objective_ (F per
-    iteration, **non-private**: computed for teaching, never used by the algorithm unless
-    ``step_rule="backtracking"``), n_iter_, privacy_
+    iteration, computed from the data without noise: set only when ε = ∞ or inside
+    :func:`privpca_edu.privacy.diagnostics`, which records the fit as not private; never used
+    by the algorithm unless ``step_rule="backtracking"``), n_iter_, privacy_
 
     Notes
     -----
@@ -192,6 +196,8 @@ class NSGGD(PrivateEstimator):
         epsilon, delta, data_norm = self._validate_privacy()
         T = check_int(self.n_iter, "n_iter", low=1)
         eta = check_positive(self.step_size, "step_size")
+        if eta > 1e6:  # the geodesic angle η·‖G‖ must stay a finite float (1e308 broke the SVD)
+            raise ValueError(f"step_size must be in (0, 1e6], got {eta:g}")
         n, d = X.shape
         k = check_n_components(self.n_components, d)
         b = n if self.batch_size is None else check_int(self.batch_size, "batch_size", low=1, high=n)
@@ -215,19 +221,28 @@ class NSGGD(PrivateEstimator):
             notes.append("not differentially private: data centred and max-norm scaled from the data (paper's "
                          "normalisation)")
         else:
-            X, _ = clip_rows(X, data_norm, warn=True)
+            X, _ = clip_rows(X, data_norm)  # warns only inside privacy.diagnostics()
+            # Run on X/B (rows in the unit ball, σ for B = 1): the step size then means the same at
+            # every scale, so the fit is scale-equivariant (X → cX with B → cB gives the same
+            # components, at every ε).  Dividing by the public B is data-independent; in the
+            # original units the gradient noise is σ·B for sensitivity 2B/b (the same μ = Δ/σ).
+            X /= data_norm
         rng = as_generator(self.random_state)
-        sigma = 0.0 if not private else nsggd_noise_scale(b, epsilon, delta, T, data_norm)
+        sigma = 0.0 if not private else nsggd_noise_scale(b, epsilon, delta, T, 1.0)
         if self.init == "haar":
             V = random_orthonormal(d, k, rng)
         else:
             _, V = top_eigenvectors(X.T @ X, k)
         objective = []
+        # F(V) along the iterations is computed from the data with no noise: a private fit keeps it
+        # only inside privacy.diagnostics() (and is then recorded as not private)
+        track = not private or diagnostics_enabled()
         with single_threaded_blas():
             for t in range(T):
                 batch = X if b == n else X[rng.choice(n, size=b, replace=False)]
                 G, F = ggd_gradient(batch, V, return_objective=True)
-                objective.append(F if b == n else ggd_objective(X, V))
+                if track:
+                    objective.append(F if b == n else ggd_objective(X, V))
                 if sigma > 0:
                     N = rng.standard_normal((d, k)) * sigma
                     G = G + (N - V @ (V.T @ N))
@@ -238,17 +253,19 @@ class NSGGD(PrivateEstimator):
                 else:
                     step = eta if self.step_rule == "constant" else eta / math.sqrt(t + 1)
                     V = grassmann_step(V, -G, step)
-            objective.append(ggd_objective(X, V))
-        self.objective_ = np.asarray(objective)
+            if track:
+                objective.append(ggd_objective(X, V))
+        if track:
+            self.objective_ = np.asarray(objective)
         self.n_iter_ = T
-        self.noise_scale_ = sigma
+        self.noise_scale_ = sigma * data_norm  # in the units of X (the fit ran on X/B)
         self.sensitivity_ = 2.0 * data_norm / b
         self.n_samples_ = n
         self._set_components(fix_signs(V))
         rec = dict(epsilon=epsilon, delta=delta, data_norm=data_norm,
                    mechanism=f"noisy geodesic gradient descent (NSGGD), T = {T}, b = {b}",
                    calibration="zcdp (exact composition of T Gaussian steps)", sensitivity=self.sensitivity_,
-                   noise_scale=sigma, n_releases=T)
+                   noise_scale=self.noise_scale_, n_releases=T)
         if notes and private:
             rec.update(is_private=False, note=notes[0])
         self._record(**rec)

@@ -24,7 +24,7 @@ class PPCA(PrivateEstimator):
     epsilon : float, default 1.0
         ε > 0; ``numpy.inf`` returns the exact top-k eigenvectors (the limit of the law).
     data_norm : float, default 1.0
-        Public row-norm bound B (rows above it are scaled down, with a warning).
+        Public row-norm bound B (rows above it are scaled down; a warning only inside ``privacy.diagnostics()``).
     sampler : {"gibbs", "exact"}
         ``"gibbs"``: Hoff's Gibbs sampler, any k, ``n_iter`` sweeps — approximate, so pure
         ε-DP holds only in the limit (the DPS-PCA paper makes the same remark).
@@ -83,7 +83,7 @@ class PPCA(PrivateEstimator):
     def bingham_parameter(self, X):
         """The matrix c·XᵀX of the Bingham law this estimator samples from (non-private)."""
         X, k, epsilon, delta, data_norm = self._prepare(X)
-        return self._concentration(epsilon, data_norm) * (X.T @ X)
+        return _bingham_matrix(self._concentration(epsilon, data_norm), X.T @ X, epsilon)
 
     def _validated_sampler(self, k):
         check_option(self.sampler, "sampler", ("gibbs", "exact"))
@@ -99,7 +99,7 @@ class PPCA(PrivateEstimator):
         X, k, epsilon, delta, data_norm = self._prepare(X)
         if k != 1:
             raise ValueError("sample_components needs n_components=1")
-        A = self._concentration(epsilon, data_norm) * (X.T @ X)
+        A = _bingham_matrix(self._concentration(epsilon, data_norm), X.T @ X, epsilon)
         return sample_bingham_exact(A, size=check_int(n_draws, "n_draws", low=1), random_state=random_state,
                                     log_ratio=self._log_ratio)
 
@@ -115,9 +115,10 @@ class PPCA(PrivateEstimator):
         else:
             c = self._concentration(epsilon, data_norm)
             if self.sampler == "exact":
-                basis = sample_bingham_exact(c * C, random_state=rng, log_ratio=self._log_ratio)[:, None]
+                basis = sample_bingham_exact(_bingham_matrix(c, C, epsilon), random_state=rng,
+                                             log_ratio=self._log_ratio)[:, None]
             else:
-                basis = bingham_gibbs(c * C, k, n_sweeps, random_state=rng)
+                basis = bingham_gibbs(_bingham_matrix(c, C, epsilon), k, n_sweeps, random_state=rng)
         self.concentration_ = c
         self.noise_scale_ = 0.0 if math.isinf(c) else 1.0 / c
         self._set_components(fix_signs(basis))
@@ -133,3 +134,14 @@ class PPCA(PrivateEstimator):
             noise_scale=self.noise_scale_, note=note, releases=(), is_private=not approximate,
         )
         return self
+
+
+def _bingham_matrix(c, C, epsilon):
+    """c·XᵀX, or a ValueError naming ε when it is beyond float64 (was the sampler's internal message)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        A = c * C
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"epsilon={epsilon:g} is too large for the Bingham sampler: the parameter ε/(2B²)·XᵀX "
+                         "exceeds the largest float64; use epsilon=numpy.inf (the top eigenvectors, no privacy) "
+                         "or a smaller epsilon")
+    return A

@@ -40,6 +40,10 @@ _WISHART_NOTE = (
 )
 
 
+class ChainRankWarning(UserWarning):
+    """The chain ended with fewer than n_components directions (``effective_rank_`` < K)."""
+
+
 def _numerical_rank(eigenvalues, n_features):
     """Rank of U diag(√s) by numpy's matrix_rank rule on the singular values √s."""
     s = np.sqrt(np.clip(eigenvalues, 0.0, None))
@@ -86,7 +90,9 @@ class PrivateLocalPCA(PrivateEstimator):
     where :math:`\mathrm{summary}_k(C) = U_k\,\mathrm{diag}(\sqrt{s_k})` (top-k eigenpairs) and
     :math:`k_l = \min(K, N^l)`.  Because a site keeps at most as many directions as it has rows,
     the chain loses information when sites hold fewer than M rows, even without noise — the
-    mechanism behind the baseline's collapse in the paper's Fig. 4.
+    mechanism behind the baseline's collapse in the paper's Fig. 4.  (With sites of fewer than K
+    rows the rank of the merged summary can stop growing altogether, e.g. at 1 for one-row sites:
+    the fit then says so with a :class:`ChainRankWarning` and ``effective_rank_`` < K.)
 
     Parameters
     ----------
@@ -96,7 +102,7 @@ class PrivateLocalPCA(PrivateEstimator):
         Each site's release is (ε, δ)-DP; sites hold disjoint records, so the whole chain is
         (ε, δ)-DP for every record (parallel composition; the merges are post-processing).
     data_norm : float, default 1.0
-        Public row-norm bound B; larger rows are scaled down to it (with a warning).
+        Public row-norm bound B; larger rows are scaled down to it (a warning only inside ``privacy.diagnostics()``).
     noise : {"gaussian", "wishart_retracted"}, default "gaussian"
         ``"gaussian"``: :math:`E_l` symmetric with i.i.d. :math:`N(0,\sigma^2)` entries on and
         above the diagonal, σ from :func:`privpca_edu.privacy.gaussian_sigma` with Δ = √2B²
@@ -236,6 +242,15 @@ class PrivateLocalPCA(PrivateEstimator):
         k_eff = kept.shape[1]
         basis = kept[:, :K]
         if k_eff < K:  # pad with random directions orthogonal to what the chain kept
+            # not silent: the components past k_eff carry no information.  Public facts only: the
+            # site sizes and the rank of the (already private) summary P.
+            small = sum(len(S) < K for S in clipped)
+            why = (f"{small} of {len(clipped)} sites hold fewer than {K} rows and each merge keeps k' = max(k_l, rank P) "
+                   "directions (the rule of the comparison reproduced here); use sites of at least n_components "
+                   "rows, or fewer sites (n_sites)" if small else
+                   "the noisy summaries have fewer positive eigenvalues than that (the noise dominates)")
+            warnings.warn(f"the chain kept only {k_eff} of n_components={K} directions: {why}; components_ rows past "
+                          "effective_rank_ are random directions", ChainRankWarning, stacklevel=2)
             Z = rng.standard_normal((M, K - k_eff))
             Z -= basis @ (basis.T @ Z)
             Z, _ = thin_qr(Z)

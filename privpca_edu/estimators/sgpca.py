@@ -120,7 +120,7 @@ class SGPCA(NoisyMatrixMechanism):
         delta = check_delta(self.delta)
         k = check_n_components(self.n_components, X.shape[1])
         if c != 1.0:
-            X *= 1.0 / c
+            X /= c  # not X *= 1/c: 1/c overflows for subnormal data
         if self.spikes is None:
             raise ValueError("spikes must be given: SGPCA is calibrated with the true spiked eigenvalues "
                              "(as in Kim & Jung's comparison), e.g. spikes=(9, 4) for Σ eigenvalues (10, 5, 1, …)")

@@ -39,7 +39,7 @@ import numpy as np
 
 from .._validation import PrivacyWarning, check_int, check_option, as_generator, single_threaded_blas
 from ..estimators import AnalyzeGauss
-from ..estimators.private_local import PrivateLocalPCA
+from ..estimators.private_local import ChainRankWarning, PrivateLocalPCA
 from ..protocol import _crypto
 from ..protocol.mechanism import (
     PlaintextDPDPCA,
@@ -246,6 +246,7 @@ def timing_vs_owners(n_owners=(2, 4, 8, 16), *, n_features=20, rows_per_owner=50
         chain_times = []
         with warnings.catch_warnings(), single_threaded_blas():
             warnings.simplefilter("ignore", PrivacyWarning)
+            warnings.simplefilter("ignore", ChainRankWarning)
             for r in range(chain_repeats):
                 est = PrivateLocalPCA(2, epsilon=epsilon, delta=delta, random_state=r).fit(data[:L])
                 chain_times.append(est.chain_seconds_)
@@ -390,12 +391,15 @@ def f1_vs_samples_per_owner(dataset="digits", *, samples_per_owner=(2, 5, 10, 20
             methods["DPDPCA"].append(dpd)
             chain, wish, kept = [], [], []
             for seed in seeds:
-                est = PrivateLocalPCA(K, epsilon=epsilon, delta=delta, random_state=int(seed)).fit(owners)
+                with warnings.catch_warnings():  # the collapse is what this figure shows (effective_rank_)
+                    warnings.simplefilter("ignore", ChainRankWarning)
+                    est = PrivateLocalPCA(K, epsilon=epsilon, delta=delta, random_state=int(seed)).fit(owners)
                 chain.append(f1(est.components_[: est.effective_rank_].T))
                 kept.append(est.effective_rank_)
                 if include_wishart:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", PrivacyWarning)
+                        warnings.simplefilter("ignore", ChainRankWarning)
                         est = PrivateLocalPCA(K, epsilon=epsilon, noise="wishart_retracted",
                                               random_state=int(seed)).fit(owners)
                     wish.append(f1(est.components_[: est.effective_rank_].T))

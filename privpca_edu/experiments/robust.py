@@ -355,7 +355,7 @@ def _nsggd_inputs(n, d, df, contamination, seed, baselines, calibration):
     """What ``NSGGD(2, paper_normalization=baselines == "paper", data_norm=√d,
     random_state=nsggd_seed).fit(X)`` computes before its loop and draws in it, none of which
     depends on ε or δ: the rows as fit prepares them (centred and max-norm scaled, or clipped to
-    √d), the row bound σ is calibrated to, the Haar start V₀ and the standard draws Z(1..T) (the
+    √d), the row bound B (the rows are divided by it; σ is for B = 1), the Haar start V₀ and the standard draws Z(1..T) (the
     noise of step t is σ(ε)·Z(t) bit for bit).  Cached per explorer data set."""
     X = np.array(_coupled_data(n, d, df, contamination, seed)[0])
     nsggd_seed = _explorer_statistics(n, d, df, contamination, seed, baselines, calibration)[2]
@@ -369,6 +369,7 @@ def _nsggd_inputs(n, d, df, contamination, seed, baselines, calibration):
         with _quiet():
             X, _ = clip_rows(X, math.sqrt(d), warn=True)
         data_norm = math.sqrt(d)
+        X /= data_norm  # NSGGD runs on X/B (scale-equivariant), σ calibrated for B = 1
     rng = as_generator(nsggd_seed)
     V0 = random_orthonormal(d, 2, rng)
     Z = np.array([rng.standard_normal((d, 2)) for _ in range(_NSGGD.n_iter)])
@@ -388,7 +389,7 @@ def _nsggd_lockstep(inputs, epsilon, delta):
     Z = np.stack([z for _, _, _, z in inputs], axis=1)  # (T, m, d, k)
     n = X.shape[1]
     data_norm = inputs[0][1]
-    sigma = 0.0 if math.isinf(epsilon) else nsggd_noise_scale(n, epsilon, delta, _NSGGD.n_iter, data_norm)
+    sigma = 0.0 if math.isinf(epsilon) else nsggd_noise_scale(n, epsilon, delta, _NSGGD.n_iter, 1.0)
     step = float(_NSGGD.step_size)
     with single_threaded_blas():
         for t in range(_NSGGD.n_iter):
@@ -406,7 +407,7 @@ def _nsggd_lockstep(inputs, epsilon, delta):
             Vn = (V @ Wt.transpose(0, 2, 1)) * np.cos(step * sv)[:, None, :] + U * np.sin(step * sv)[:, None, :]
             Q, Rq = np.linalg.qr(Vn)
             V = Q * np.where(np.diagonal(Rq, axis1=1, axis2=2) < 0, -1.0, 1.0)[:, None, :]
-    return np.array([fix_signs(v) for v in V]), sigma
+    return np.array([fix_signs(v) for v in V]), sigma * data_norm  # σ in the units of X, as NSGGD.noise_scale_
 
 
 @functools.lru_cache(maxsize=16)

@@ -57,8 +57,10 @@ __all__ = ["DataOwner", "Proxy", "DataUser", "OWNER_LAYOUT", "MIN_RELATIVE_SIZE"
 #: Order of the values in an owner's message: upper triangle of R (row-major), then v, then N.
 OWNER_LAYOUT = ("R upper triangle", "v", "N")
 
-#: Rows whose squared norm is below MIN_RELATIVE_SIZE · B² (with the data not all zero) are refused:
-#: the grid 2⁻¹⁰⁴·B² would keep fewer than 26 bits of their share.
+#: Rows whose squared norm is below MIN_RELATIVE_SIZE · B² keep fewer than 26 bits of their share on
+#: the grid 2⁻¹⁰⁴·B².  They are encoded all the same (the absolute error stays below the grid, far
+#: below any DP noise): an owner refusing them would abort the protocol for some data sets and not
+#: for their neighbours (a zero row was accepted, 1e-12 refused) — a data-dependent side channel.
 MIN_RELATIVE_SIZE = 2.0**-78
 
 
@@ -191,14 +193,9 @@ class DataOwner:
         self.data_norm = check_positive(data_norm, "data_norm")
         self._X, self.n_clipped = _robust_clip(X, self.data_norm)
         self.n_samples, self.n_features = self._X.shape
-        self._units = self._X / self.data_norm  # rows of norm <= 1: what is encoded
-        peak = float(np.max(np.einsum("ij,ij->i", self._units, self._units)))
-        if 0.0 < peak < MIN_RELATIVE_SIZE:
-            raise ValueError(
-                f"{self.name}: its rows are more than 10^11 times shorter than data_norm={self.data_norm:g}; "
-                "the fixed-point grid (data_norm² · 2^-104) cannot represent their share; pass a data_norm closer "
-                "to the scale of the data (it must still bound every row's norm)"
-            )
+        # rows of norm <= 1: what is encoded.  However short they are, they are encoded (to the grid
+        # data_norm² · 2^-104): refusing short rows would abort the protocol depending on the data.
+        self._units = self._X / self.data_norm
         self.public_key = None
         self.encrypt_seconds = None
 

@@ -46,6 +46,7 @@ from .._validation import (
     check_n_components,
     check_option,
     check_positive,
+    diagnostics_enabled,
     as_generator,
 )
 from ..estimators._base import PrivacyRecord, make_record
@@ -406,7 +407,7 @@ def encrypt_and_aggregate(owner_datasets, key_length=_crypto.SECURE_KEY_LENGTH, 
         _check_ranges(key_length, n_samples=N, n_owners=L, data_norm=data_norm, noise_scale=0.0,
                       mask_scale=default_mask_scale(N, data_norm))
     _crypto.warn_if_insecure(key_length, stacklevel=3 if _validated else 2)
-    if any(o.n_clipped for o in owners):
+    if diagnostics_enabled() and any(o.n_clipped for o in owners):  # data-dependent: only with diagnostics on
         warnings.warn(
             f"rows with norm > data_norm={data_norm:g} were scaled down to it by their owners (the privacy "
             "guarantee assumes this bound; each owner knows how many of its own rows, and tells no one)",

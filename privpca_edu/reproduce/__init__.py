@@ -62,6 +62,31 @@ def default_out(paper, scale):
     return os.path.join("reproduce-results", f"{paper}-{scale}")
 
 
+def check_out(out):
+    """Make the output folder ``out`` (a non-empty path) and check that files can be written in it.
+
+    Raises ``ValueError`` naming ``out`` and the reason (an existing file on the way, ``/dev/null``,
+    ``/proc/...``, no permission) before any task runs, instead of a traceback after the first one.
+    """
+    if not isinstance(out, (str, os.PathLike)) or not os.fspath(out):
+        raise ValueError(f"out must be a non-empty folder path, got {out!r}")
+    out = os.fspath(out)
+    try:
+        os.makedirs(out, exist_ok=True)
+        probe = os.path.join(out, f".write-test-{os.getpid()}")
+        with open(probe, "w") as fh:
+            fh.write("")
+        os.remove(probe)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        if isinstance(exc, FileExistsError) or (os.path.exists(out) and not os.path.isdir(out)):
+            reason = "it exists and is not a folder"
+        elif isinstance(exc, (NotADirectoryError,)):
+            reason = "a part of the path is a file, not a folder"
+        raise ValueError(f"out={out!r} cannot be used as the output folder: {reason}") from None
+    return out
+
+
 def _version():
     from .. import __version__
 
@@ -97,8 +122,9 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
     if scheduler is not None and backend != "dask":
         raise ValueError("--scheduler needs --backend dask")
     n_jobs = resolve_n_jobs(n_jobs)
-    out = out or default_out(paper, scale)
-    os.makedirs(out, exist_ok=True)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int (the root of a numpy SeedSequence), got {seed!r}")
+    out = check_out(default_out(paper, scale) if out is None else out)
     cfg = module.SCALES[scale]
     task_list = module.tasks(cfg)
     version = _version()

@@ -7,7 +7,7 @@ import argparse
 import signal
 import sys
 
-from . import BACKENDS, PAPERS, SCALES, default_out, paper_tasks, run
+from . import BACKENDS, PAPERS, SCALES, check_out, default_out, paper_tasks, run
 
 
 def _parser():
@@ -60,7 +60,15 @@ def main(argv=None):
         _parser().error("--scheduler needs --backend dask")
     if args.n_jobs == 0 or args.n_jobs < -1:
         _parser().error(f"--n-jobs must be a positive number of workers or -1 (every core), got {args.n_jobs}")
-    out = args.out or default_out(args.paper, args.scale)
+    if args.seed < 0:
+        _parser().error(f"--seed must be a non-negative integer (the root of a numpy SeedSequence), got {args.seed}")
+    if args.out is not None and not args.out.strip():
+        _parser().error("--out must be a folder path, got an empty string")
+    out = args.out if args.out is not None else default_out(args.paper, args.scale)
+    try:
+        out = check_out(out)
+    except ValueError as exc:
+        _parser().error(str(exc).replace("out=", "--out ", 1))
     # `kill PID` (and Ctrl-C, also where a shell started us with SIGINT ignored) stops the run the
     # same way: joblib or Dask shut their workers down, and finished tasks stay cached
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}

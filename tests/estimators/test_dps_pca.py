@@ -94,8 +94,12 @@ def test_error_decreases_with_epsilon_on_average():
 def test_clipping_warns_once_without_the_count(data):
     X = data.X.copy()
     X[:7] *= 3.0
-    with pytest.warns(pp.PrivacyWarning, match=r"some rows .* not reported") as rec:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pp.PrivacyWarning)  # by default: nothing data-dependent is said
+        pp.DPSPCA(3, epsilon=1.0, delta=0.1, sparsity=10).fit([X[:2000], X[2000:]])
+    with pp.privacy.diagnostics(), pytest.warns(pp.PrivacyWarning, match=r"some rows .* not reported") as rec:
         est = pp.DPSPCA(3, epsilon=1.0, delta=0.1, sparsity=10).fit([X[:2000], X[2000:]])
+    assert not est.privacy_.is_private and "diagnostics" in est.privacy_.note
     assert len([w for w in rec if issubclass(w.category, pp.PrivacyWarning)]) == 1
     # the count of clipped rows changes under replace-one: it is in neither the warning nor the estimator
     assert "7" not in str(rec[0].message) and not hasattr(est, "n_clipped_")

@@ -20,7 +20,7 @@ import pytest
 from scipy import stats
 
 from privpca_edu import audit, privacy
-from privpca_edu._validation import PrivacyWarning
+from privpca_edu._validation import PrivacyWarning, diagnostics
 from privpca_edu.estimators import local as local_module
 from privpca_edu.estimators.local import (
     ConvergenceWarning,
@@ -504,7 +504,7 @@ def test_bad_input(spiked):
 def test_rows_above_the_norm_bound_are_clipped_with_a_warning(spiked):
     X = spiked[:100].copy()
     X[:7] *= 10.0 / np.linalg.norm(X[:7], axis=1, keepdims=True)
-    with pytest.warns(PrivacyWarning, match="some rows of X"):
+    with diagnostics(), pytest.warns(PrivacyWarning, match="some rows of X"):
         est = LocalGaussianPCA(2, epsilon=np.inf).fit(X)
     assert not hasattr(est, "n_clipped_")  # a count of clipped rows is never released
     Xc = X.copy()
@@ -512,5 +512,5 @@ def test_rows_above_the_norm_bound_are_clipped_with_a_warning(spiked):
     _, exact = top_eigenvectors(Xc.T @ Xc / 100, 2)  # the clipped rows have norm exactly 1
     assert subspace_distance(est.components_, exact, kind="projection") < 1e-10
     assert np.linalg.norm(X[:7], axis=1).min() == pytest.approx(10.0)  # caller's array untouched
-    with pytest.warns(PrivacyWarning, match="some rows of X"):
+    with diagnostics(), pytest.warns(PrivacyWarning, match="some rows of X"):
         assert not hasattr(LocalSparsePCA(2, epsilon=np.inf).fit(X), "n_clipped_")

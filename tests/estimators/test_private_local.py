@@ -8,7 +8,7 @@ import pytest
 
 from privpca_edu import PrivacyWarning
 from privpca_edu.estimators.private_local import PrivateLocalPCA, local_summary
-from privpca_edu.privacy import gaussian_sigma, symmetric_noise
+from privpca_edu.privacy import diagnostics, gaussian_sigma, symmetric_noise
 from privpca_edu.protocol import PlaintextDPDPCA
 from privpca_edu.subspace import top_eigenvectors
 
@@ -137,9 +137,13 @@ def test_bad_input(X, kwargs, err, match):
             PrivateLocalPCA(**params).fit(X)
 
 
-def test_clipping_warns():
-    with pytest.warns(PrivacyWarning, match="scaled down"):
-        PrivateLocalPCA(1, epsilon=0.5, random_state=0).fit(np.full((4, 3), 2.0))
+def test_clipping_warns_only_with_diagnostics():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)  # by default a private fit says nothing data-dependent
+        assert PrivateLocalPCA(1, epsilon=0.5, random_state=0).fit(np.full((4, 3), 2.0)).privacy_.is_private
+    with diagnostics(), pytest.warns(PrivacyWarning, match="scaled down"):
+        est = PrivateLocalPCA(1, epsilon=0.5, random_state=0).fit(np.full((4, 3), 2.0))
+    assert not est.privacy_.is_private
 
 
 @pytest.mark.parametrize("noise", ["gaussian", "wishart_retracted"])

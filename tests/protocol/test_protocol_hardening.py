@@ -144,14 +144,19 @@ def test_small_data_keep_their_digits(keypair):
     np.testing.assert_allclose(res.released_matrix_, S, rtol=1e-9, atol=1e-12 * np.abs(S).max())
 
 
-def test_data_the_grid_cannot_hold_are_refused_by_name(no_crypto):
-    with pytest.raises(ValueError, match="data_norm"):
-        run_dpdpca([o * 1e-14 for o in _owners()], 1, 0.5, 1e-5, key_length=1024)
+def test_short_rows_are_encoded_not_refused(keypair):
+    # an owner refused rows 1e-14 times shorter than data_norm (a zero row passed) and aborted the whole
+    # protocol: a data-dependent outcome.  They are encoded to the grid data_norm²·2⁻¹⁰⁴ instead.
+    owners = [o * 1e-14 for o in _owners()]
+    res = run_dpdpca(owners, 1, np.inf, 1e-5, keypair=keypair)
+    N = sum(len(o) for o in owners)
+    np.testing.assert_allclose(res.released_matrix_, _scatter(owners), rtol=0, atol=4 * N * 2.0**-104)
+    assert run_dpdpca(owners, 1, 0.5, 1e-5, keypair=keypair).components_.shape == (1, 3)
 
 
 def test_huge_entries_are_clipped_not_zeroed(keypair):
     owners = [o * 1e200 for o in _owners()]
-    with pytest.warns(pp.PrivacyWarning, match="scaled down"):
+    with privacy.diagnostics(), pytest.warns(pp.PrivacyWarning, match="scaled down"):
         res = run_dpdpca(owners, 3, np.inf, 1e-5, keypair=keypair)
     unit = [o / np.linalg.norm(o / 1e200, axis=1, keepdims=True) / 1e200 for o in owners]
     np.testing.assert_allclose(res.released_matrix_, _scatter(unit), rtol=1e-9, atol=1e-12)
