@@ -224,7 +224,7 @@ def source_notebook(notebook, term=None, keys=None, mistakes=None):
         nb["cells"][i:i + 1] = new
     # the term's keys, before the first code cell
     first_code = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")
-    nb["cells"].insert(first_code, _code_cell(KEYS_SETUP, _meta("answer_keys", grade=False, solution=False,
+    nb["cells"].insert(first_code, _code_cell(KEYS_SETUP, _meta("term_keys", grade=False, solution=False,
                                                                 locked=True)))
     for cell in nb["cells"]:
         cell.pop("id", None)       # fresh cells and copies: let nbformat 4.4 do without ids

@@ -87,7 +87,7 @@ def prepare(dest, *, strip=True, executed=None):
 
 INSTRUCTORS_PAGE = "book/instructors"
 # A Markdown link to the instructors' page, from a page in book/ or from a chapter.
-INSTRUCTORS_LINK = re.compile(r"\[([^\]]*)\]\((?:\.\./book/)?instructors\.md(?:#[\w-]*)?\)")
+INSTRUCTORS_LINK = re.compile(r"\[([^\]\[\n\x22]*)\]\((?:\.\./book/)?instructors\.md(?:#[\w-]*)?\)")
 
 
 def remove_instructors_page(dest):
@@ -120,16 +120,19 @@ def _token_significant(token):
 
 
 SHIFTS = range(-6, 7)          # × or ÷ a power of ten (a percentage is ×100)
-MIN_FIGURES = 3
+MIN_FIGURES = 3                # as printed
+MIN_FIGURES_SHIFTED = 4        # ×/÷ 10^k: 13 shifts of a 3-figure number match a book's spreads by chance
 
 
 def value_forms(value):
-    """Every way ``value`` could be printed: at 3 to 17 significant figures, rounded or cut, with
+    """Every way ``value`` could be printed: at 3 to 17 significant figures, rounded (or cut, from 4 figures on), with
     or without trailing zeros, ×/÷ 10^k for |k| <= 6 (a percentage, a unit), as an integer when
-    it is one.  Only forms with at least three significant figures (fewer match everywhere)."""
-    forms = set()
+    it is one.  Only forms with at least three significant figures (fewer match everywhere), and
+    four for the shifted forms (with thirteen shifts, three figures match some unrelated number
+    of every chapter: chapter 9's spread 0.194 is exercise 9.1's 0.01938 × 10)."""
+    forms, found = set(), set()
     if not math.isfinite(value) or value == 0:
-        return forms
+        return found
     exact = Decimal(repr(abs(float(value))))
     for k in SHIFTS:
         x = exact.scaleb(k)
@@ -141,14 +144,18 @@ def value_forms(value):
             if dec < 0:
                 continue
             q = Decimal(1).scaleb(-dec)
-            for rounding in (ROUND_HALF_EVEN, ROUND_DOWN):
+            # rounded; cut (digits copied, not rounded) from four figures on
+            for rounding in (ROUND_HALF_EVEN, ROUND_DOWN) if p >= 4 else (ROUND_HALF_EVEN,):
                 text = format(x.quantize(q, rounding=rounding), "f")
                 forms.add(text)
                 if "." in text:
                     forms.add(text.rstrip("0").rstrip("."))
         if x == x.to_integral_value():
             forms.add(str(int(x)))
-    return {f for f in forms if _token_significant(f) >= MIN_FIGURES}
+        least = MIN_FIGURES if k == 0 else MIN_FIGURES_SHIFTED
+        found |= {f for f in forms if _token_significant(f) >= least}
+        forms = set()
+    return found
 
 
 def answer_tokens(values=None):
