@@ -1,6 +1,6 @@
 """The open exercises' mark schemes, read from ``instructor/mark_schemes.md``.
 
-Each scheme is a section ``### Exercise X.Y (<notebook stem>, N points)`` with bullet points
+Each scheme is a section ``## Exercise X.Y (<notebook stem>, N points)`` with bullet points
 ``- K point(s): what earns them`` (summing to N) and a model answer.  The assignments give each
 open exercise a manually graded cell worth N points whose source version holds the scheme.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PATH = Path(__file__).with_name("mark_schemes.md")
-HEAD = re.compile(r"^### Exercise (\d+\.\d+) \((\w+), (\d+) points?\)\s*$", re.M)
+HEAD = re.compile(r"^## Exercise (\d+\.\d+) \((\w+), (\d+) points?\)\s*$", re.M)
 CRITERION = re.compile(r"^- (\d+) points?: ", re.M)
 
 

@@ -134,16 +134,22 @@ def test_nbgrader_term_full_marks_zero_and_feedback_without_answers(tmp_path, te
 
     source = nbio.read(course / "source" / ASSIGNMENT / CHAPTER)
     solved = _solved(released, source)
-    # every answer wrong; only the first of each cell is off by √2
+    # every answer wrong (set right after the solution, before the cell's own check); the first
+    # of each cell off by √2, for a hint
     exprs = {c.exercise: [a.expr for a in c.answers] for c in answers.CELLS if c.notebook == CHAPTER}
-    wrong = json.loads(json.dumps(solved))
-    for cell in wrong["cells"]:
+    wrong_code = {}
+    for cell in source["cells"]:
         gid = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
-        if gid.startswith("answer_"):
-            ex = gid[len("answer_"):].replace("_", ".")
+        if gid.startswith("answer_") and cell["cell_type"] == "code":
             lines = [f"{e} = {e} * 2 ** 0.5" if j == 0 else f"{e} = {e} * 1.37 + 0.011"
-                     for j, e in enumerate(exprs[ex])]
-            nbio.set_source(cell, nbio.source(cell) + "\n" + "\n".join(lines))
+                     for j, e in enumerate(exprs[gid[len("answer_"):].replace("_", ".")])]
+            src = nbio.source(cell).replace("### END SOLUTION\n", "\n".join(lines) + "\n")
+            wrong_code[gid] = src.replace("### BEGIN SOLUTION\n", "")
+    wrong = nbio.read(released)
+    for cell in wrong["cells"]:
+        gid = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if gid in wrong_code:
+            nbio.set_source(cell, wrong_code[gid])
     for who, nb in (("solved", solved), ("wrong", wrong), ("unsolved", nbio.read(released))):
         sub = course / "submitted" / who / ASSIGNMENT
         shutil.copytree(folder, sub)           # what a student hands back: the folder

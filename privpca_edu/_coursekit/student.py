@@ -72,6 +72,11 @@ def prepare(dest, *, strip=True, executed=None):
             raise ValueError("_config.yml has no single execute_notebooks setting to turn off")
         (dest / "_config.yml").write_text(config, encoding="utf-8")
     removed = 0
+    schemes = ROOT / "instructor" / "mark_schemes.md"
+    if not strip and schemes.exists():
+        # the instructors' page includes the mark schemes of the open exercises
+        (dest / "instructor").mkdir(exist_ok=True)
+        shutil.copy2(schemes, dest / "instructor" / schemes.name)
     if strip:
         remove_instructors_page(dest)
         for path in sorted((dest / "notebooks").glob("*.ipynb")):
