@@ -6,7 +6,7 @@ writes an nbgrader course folder (default ``_build/assignments``)::
 
     nbgrader_config.py
     source/<assignment>/<chapter>.ipynb     the instructor version, for `nbgrader generate_assignment`
-    source/<assignment>/answer_keys.json    the term's answer keys (copied into the release)
+    answer_keys.json                        the term's answer keys (hashes; see use_answer_keys)
 
 Each assignment is its chapter as the student edition shows it (collapsed solutions and
 solution cells removed, outputs cleared: see ``privpca_edu/_coursekit/student.py``).  With
@@ -14,7 +14,8 @@ solution cells removed, outputs cleared: see ``privpca_edu/_coursekit/student.py
 ``instructor.answers.draw``) and is graded against the answers computed for them; without it,
 the book's numbers.  In the notebook:
 
-* a locked first code cell selects the term's key file (``use_answer_keys``), so that the
+* a locked first code cell selects the term's answer keys for the chapter (``use_answer_keys``
+  with the hashes themselves, so no extra file must travel with the notebook), so that the
   chapter's own ``check_answer`` calls give feedback on this term's numbers;
 * every exercise cell ``answer = None; widgets.check_answer("<id>", answer, hint=...)`` becomes an
   **autograded answer** cell (the registry's solution between ``### BEGIN SOLUTION`` / ``### END
@@ -61,9 +62,9 @@ c.ExecutePreprocessor.timeout = 600
 NONE_LINE = re.compile(r"^(\w+)\s*=\s*(None|\{[^}]*\})\s*(#.*)?$")
 EXERCISE_HEAD = re.compile(r"\*\*Exercise (\d+\.\d+)[.* (]")
 KEYS_SETUP = '''\
-# This assignment's answer keys (the file next to this notebook): check_answer uses them.
+# This assignment's answer keys (salted hashes, not the answers): check_answer uses them.
 from privpca_edu.widgets import exercises as _exercises
-_exercises.use_answer_keys("answer_keys.json")'''
+_exercises.use_answer_keys({keys})'''
 
 
 def assignment_name(notebook):
@@ -224,8 +225,10 @@ def source_notebook(notebook, term=None, keys=None, mistakes=None):
         nb["cells"][i:i + 1] = new
     # the term's keys, before the first code cell
     first_code = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")
-    nb["cells"].insert(first_code, _code_cell(KEYS_SETUP, _meta("term_keys", grade=False, solution=False,
-                                                                locked=True)))
+    chapter_keys = {a.id: keys[a.id] for c in cells for a in c.answers}
+    setup = KEYS_SETUP.format(keys=json.dumps(chapter_keys, indent=1, sort_keys=True))
+    nb["cells"].insert(first_code, _code_cell(setup, _meta("term_keys", grade=False, solution=False,
+                                                           locked=True)))
     for cell in nb["cells"]:
         cell.pop("id", None)       # fresh cells and copies: let nbformat 4.4 do without ids
     nb["nbformat_minor"] = 4
@@ -267,8 +270,9 @@ def build(course_dir=DEFAULT_DIR, only=None, term=None):
         folder.mkdir(parents=True)
         nb = source_notebook(notebook, term, keys, mistakes)
         nbio.write(folder / notebook, nb)
-        (folder / "answer_keys.json").write_text(keys_text, encoding="utf-8")
         written.append(assignment_name(notebook))
+    # the term's hash file (each assignment carries its chapter's keys in its first cell)
+    (course_dir / "answer_keys.json").write_text(keys_text, encoding="utf-8")
     (course_dir / "TERM").write_text(f"{'book' if term is None else term}\n", encoding="utf-8")
     return written
 

@@ -11,8 +11,8 @@
 #                 _build/assignments/release/) and search them for the term's answers
 #   --chapter NN  only the chapter(s) whose file name starts with NN
 #
-# Output: _build/assignments/{nbgrader_config.py, TERM, source/chNN_<chapter>/{<chapter>.ipynb,
-# answer_keys.json}}.  Each exercise cell becomes an autograded answer and one locked test cell
+# Output: _build/assignments/{nbgrader_config.py, TERM, answer_keys.json (the term's hashes),
+# source/chNN_<chapter>/<chapter>.ipynb}.  Each exercise cell becomes an autograded answer and one locked test cell
 # per checked value, worth one point, whose hidden test checks the answer key (never the value:
 # feedback cannot print it); each open exercise a manually graded cell with its mark scheme.
 # See instructor/assignments.py and the instructors page for a term's workflow.

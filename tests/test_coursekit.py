@@ -317,6 +317,13 @@ def test_term_key_file_is_used_by_check_answer(tmp_path, answers, capsys):
     assert exercises.check_answer("2.1", answers.expected_values()["2.1"]) is True
     with pytest.raises(FileNotFoundError):
         exercises.use_answer_keys(tmp_path / "missing.json")
+    try:                                    # the mapping itself, as an assignment's first cell has it
+        exercises.use_answer_keys({"2.1": answers.answer_keys(4)["2.1"]})
+        assert exercises.check_answer("2.1", term_values["2.1"]) is True
+    finally:
+        exercises.use_answer_keys(None)
+    with pytest.raises(ValueError, match="not an answer key"):
+        exercises.use_answer_keys({"2.1": 3.0})
     capsys.readouterr()
 
 

@@ -97,7 +97,8 @@ INSTRUCTORS_LINK = re.compile(r"\[([^\]\[\n\x22]*)\]\((?:\.\./book/)?instructors
 
 def remove_instructors_page(dest):
     """The student edition has no instructors' page (it describes the answers, the assessment
-    and the exam): drop it from ``_toc.yml``, delete it, and turn links to it into plain text."""
+    and the exam): drop it from ``_toc.yml``, delete it, and turn links to it into text that says
+    where the page is."""
     dest = Path(dest)
     toc = (dest / "_toc.yml").read_text(encoding="utf-8")
     toc, n = re.subn(rf"(?m)^\s*- file: {re.escape(INSTRUCTORS_PAGE)}\s*\n", "", toc)
@@ -107,7 +108,7 @@ def remove_instructors_page(dest):
     (dest / (INSTRUCTORS_PAGE + ".md")).unlink()
     for path in [*sorted((dest / "book").glob("*.md")), *sorted((dest / "notebooks").glob("*.ipynb"))]:
         text = path.read_text(encoding="utf-8")
-        new = INSTRUCTORS_LINK.sub(lambda m: m.group(1), text)
+        new = INSTRUCTORS_LINK.sub(lambda m: f"*{m.group(1)}* (in the instructors' edition)", text)
         if new != text:
             path.write_text(new, encoding="utf-8")
 

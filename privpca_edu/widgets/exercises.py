@@ -62,22 +62,31 @@ KEYS_ENV = "PRIVPCA_EDU_ANSWER_KEYS"
 _override = None
 
 
-def use_answer_keys(path=None):
-    """Check answers against the key file ``path`` (a term's ``answer_keys.json``, written next to
-    its assignment by ``scripts/build_assignments.sh --term``) instead of the book's; ``None``
-    goes back to the book's keys.  Relative paths are read from the current directory."""
+def use_answer_keys(keys=None):
+    """Check answers against other keys than the book's: ``keys`` is a key file (a term's
+    ``answer_keys.json`` from ``scripts/build_assignments.sh --term``; relative to the current
+    directory) or the ``{id: key}`` mapping itself (a term's assignment carries its chapter's keys
+    in its first cell); ``None`` goes back to the book's keys."""
     global _override
-    if path is not None:
-        path = os.path.abspath(os.fspath(path))
+    if keys is not None and not isinstance(keys, dict):
+        path = os.path.abspath(os.fspath(keys))
         if not os.path.isfile(path):
             raise FileNotFoundError(f"use_answer_keys: no key file at {path}")
-    _override = path
+        with open(path, encoding="utf-8") as fh:
+            keys = json.load(fh)["exercises"]
+    if keys is not None:
+        for ident, key in keys.items():
+            if not isinstance(key, dict) or key.get("scheme") not in _SCHEMES:
+                raise ValueError(f"use_answer_keys: {ident!r} is not an answer key: {key!r}")
+    _override = keys
     _keys.cache_clear()
 
 
 @functools.lru_cache(maxsize=1)
 def _keys():
-    path = _override or os.environ.get(KEYS_ENV)
+    if _override is not None:
+        return _override
+    path = os.environ.get(KEYS_ENV)
     if path:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)["exercises"]
