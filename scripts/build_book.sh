@@ -3,12 +3,13 @@
 #
 #   bash scripts/build_book.sh [--student] [--no-serve] [--port N] [--strict]
 #
-#   --student    the student edition: no solutions and no expected values, in _build/student/html
-#                (the sources are copied to a temporary folder with every collapsed solution and
-#                solution cell removed, built there, and the result is searched for every
-#                exercise's answer: the build fails if one is found; see
-#                privpca_edu/_coursekit/student.py).  Without it: the instructor edition, with
-#                collapsed solutions, in _build/html.
+#   --student    the student edition: no solutions, no expected values and no instructors' page,
+#                in _build/student/html (the sources are copied to a temporary folder with every
+#                collapsed solution and solution cell removed, built there, and the result is
+#                searched for every exercise's answer at any printed precision, also ×/÷ a power
+#                of ten: the build fails if one is found; see privpca_edu/_coursekit/student.py;
+#                needs a clone, whose instructor/ folder knows the answers).  Without it: the
+#                instructor edition, with collapsed solutions, in _build/html.
 #   --no-serve   build only; the site is in _build/html (or _build/student/html)
 #   --port N     serve on port N (default 8000)
 #   --strict     fail on any warning or notebook error: jupyter-book build -W -n --keep-going

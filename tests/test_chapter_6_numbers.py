@@ -142,15 +142,16 @@ def test_exact_delta_of_the_papers_sigma(prose):
         warnings.simplefilter("ignore", pp.PrivacyWarning)
         low = local_noise_scale(0.5, 1e-4, calibration="paper")["exact_delta"]
         table1 = local_noise_scale(2.0, 1e-4, calibration="paper")["exact_delta"]
-        ex61 = local_noise_scale(0.5, 1e-5, calibration="paper")
+        ex61 = local_noise_scale(0.8, 1e-6, calibration="paper")
     check_value(prose, "6.2·10⁻⁵", low, quoted=6.2e-5, half=0.05e-5)
     assert low <= 1e-4
     check_value(prose, "5.0·10⁻⁴", table1, quoted=5.0e-4, half=0.05e-4)
     _said(prose, "five times the promised one")
     assert round(table1 / 1e-4) == 5
-    # Exercise 6.1: the paper's σ at (0.5, 1e-5) and its exact δ
-    check_value(prose, "9.690", ex61["noise_scale"])
-    check_value(prose, r"$1.5\cdot10^{-5}$", ex61["exact_delta"], quoted=1.5e-5, half=0.05e-5)
+    # Exercise 6.1: the paper's σ at (0.8, 1e-6) and its exact δ
+    check_value(prose, "6.624", ex61["noise_scale"])
+    check_value(prose, r"$6.8\cdot10^{-6}$", ex61["exact_delta"], quoted=6.8e-6, half=0.05e-6)
+    assert ex61["exact_delta"] > 1e-6
 
 
 # ------------------------------------------------------------- the faithful and the fast path
@@ -420,11 +421,11 @@ def test_real_data_table(prose):
 
 # ------------------------------------------------------------------------------- exercises
 def test_exercise_solutions(prose):
-    sigma = local_noise_scale(0.5, 1e-5)["noise_scale"]
-    check_value(prose, "= 13.703", sigma, "13.703")
-    check_value(prose, r"\sqrt2\cdot 4.8448/0.5", math.sqrt(2 * math.log(1.25e5)), "4.8448")
-    check_value(prose, "13.703/1000 = 0.0137", sigma / 1000, "0.0137")
-    check_value(prose, r"$\sigma_1/n = 1.4\cdot10^{-5}$", sigma / 1e6, quoted=1.4e-5, half=0.05e-5)
+    sigma = local_noise_scale(0.8, 1e-6)["noise_scale"]
+    check_value(prose, "= 9.367", sigma, "9.367")
+    check_value(prose, r"\sqrt2\cdot 5.2988/0.8", math.sqrt(2 * math.log(1.25e6)), "5.2988")
+    check_value(prose, "9.367/1000 = 0.00937", sigma / 1000, "0.00937")
+    check_value(prose, r"$\sigma_1/n = 9.4\cdot10^{-6}$", sigma / 1e6, quoted=9.4e-6, half=0.05e-6)
     check_value(prose, r"$n = 10^6/0.0625 = 1.6\cdot10^7$", 1e6 / 0.25**2, quoted=1.6e7, half=0.05e7)
     P, (theta, clipped, _) = fantope_projection(np.diag([3.0, 1.0, 0.5]), 1, return_eigen=True)
     _said(prose, "returns the right end of that interval, θ = 2")

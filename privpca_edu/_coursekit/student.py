@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import argparse
 import functools
+import math
 import re
 import shutil
 import sys
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from . import notebooks as nbio
-from .answers import ROOT, chapter_of, expected_values
+from .answers import ROOT, registry
 
 # What the book build reads (see _config.yml / _toc.yml), plus the fetched JavaScript.
 SOURCES = ("_config.yml", "_toc.yml", "book", "notebooks")
@@ -70,7 +72,13 @@ def prepare(dest, *, strip=True, executed=None):
             raise ValueError("_config.yml has no single execute_notebooks setting to turn off")
         (dest / "_config.yml").write_text(config, encoding="utf-8")
     removed = 0
+    schemes = ROOT / "instructor" / "mark_schemes.md"
+    if not strip and schemes.exists():
+        # the instructors' page includes the mark schemes of the open exercises
+        (dest / "instructor").mkdir(exist_ok=True)
+        shutil.copy2(schemes, dest / "instructor" / schemes.name)
     if strip:
+        remove_instructors_page(dest)
         for path in sorted((dest / "notebooks").glob("*.ipynb")):
             nb, n = nbio.strip_solutions(nbio.read(path), keep_outputs=use_executed)
             nbio.write(path, nb)
@@ -82,50 +90,125 @@ def prepare(dest, *, strip=True, executed=None):
     return removed
 
 
+INSTRUCTORS_PAGE = "book/instructors"
+# A Markdown link to the instructors' page, from a page in book/ or from a chapter.
+INSTRUCTORS_LINK = re.compile(r"\[([^\]\[\n\x22]*)\]\((?:\.\./book/)?instructors\.md(?:#[\w-]*)?\)")
+
+
+def remove_instructors_page(dest):
+    """The student edition has no instructors' page (it describes the answers, the assessment
+    and the exam): drop it from ``_toc.yml``, delete it, and turn links to it into text that says
+    where the page is."""
+    dest = Path(dest)
+    toc = (dest / "_toc.yml").read_text(encoding="utf-8")
+    toc, n = re.subn(rf"(?m)^\s*- file: {re.escape(INSTRUCTORS_PAGE)}\s*\n", "", toc)
+    if n != 1:
+        raise ValueError(f"_toc.yml has no single '- file: {INSTRUCTORS_PAGE}' entry to remove")
+    (dest / "_toc.yml").write_text(toc, encoding="utf-8")
+    (dest / (INSTRUCTORS_PAGE + ".md")).unlink()
+    for path in [*sorted((dest / "book").glob("*.md")), *sorted((dest / "notebooks").glob("*.ipynb"))]:
+        text = path.read_text(encoding="utf-8")
+        new = INSTRUCTORS_LINK.sub(lambda m: f"*{m.group(1)}* (in the instructors' edition)", text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+
+
 def _significant(value):
     digits = re.sub(r"[^0-9]", "", f"{abs(value):.12g}".split("e")[0]).strip("0")
     return len(digits)
 
 
-def answer_tokens():
-    """{id: [strings that would give the answer away]}, and the ids too short to search."""
+def _token_significant(token):
+    """Significant digits of a printed number: '0.0137' -> 3, '13.70' -> 4, '16500' -> 3."""
+    if "." in token:
+        return len(token.replace(".", "").lstrip("0"))
+    return len(token.lstrip("0").rstrip("0"))
+
+
+SHIFTS = range(-6, 7)          # × or ÷ a power of ten (a percentage is ×100)
+MIN_FIGURES = 3                # as printed
+MIN_FIGURES_SHIFTED = 4        # ×/÷ 10^k: 13 shifts of a 3-figure number match a book's spreads by chance
+
+
+def value_forms(value):
+    """Every way ``value`` could be printed: at 3 to 17 significant figures, rounded (or cut, from 4 figures on), with
+    or without trailing zeros, ×/÷ 10^k for |k| <= 6 (a percentage, a unit), as an integer when
+    it is one.  Only forms with at least three significant figures (fewer match everywhere), and
+    four for the shifted forms (with thirteen shifts, three figures match some unrelated number
+    of every chapter: chapter 9's spread 0.194 is exercise 9.1's 0.01938 × 10)."""
+    forms, found = set(), set()
+    if not math.isfinite(value) or value == 0:
+        return found
+    exact = Decimal(repr(abs(float(value))))
+    for k in SHIFTS:
+        x = exact.scaleb(k)
+        if x >= Decimal("1e13") or x < Decimal("1e-10"):
+            continue
+        e = x.adjusted()
+        for p in range(MIN_FIGURES, 18):
+            dec = p - 1 - e
+            if dec < 0:
+                continue
+            q = Decimal(1).scaleb(-dec)
+            # rounded; cut (digits copied, not rounded) from four figures on
+            for rounding in (ROUND_HALF_EVEN, ROUND_DOWN) if p >= 4 else (ROUND_HALF_EVEN,):
+                text = format(x.quantize(q, rounding=rounding), "f")
+                forms.add(text)
+                if "." in text:
+                    forms.add(text.rstrip("0").rstrip("."))
+        if x == x.to_integral_value():
+            forms.add(str(int(x)))
+        least = MIN_FIGURES if k == 0 else MIN_FIGURES_SHIFTED
+        found |= {f for f in forms if _token_significant(f) >= least}
+        forms = set()
+    return found
+
+
+def answer_tokens(values=None):
+    """{id: [strings that would give the answer away]}, and the ids too short to search.
+    ``values``: {id: expected value} (default: the book's, from the instructors' registry)."""
+    values = registry().expected_values() if values is None else values
     tokens, unsearchable = {}, {}
-    for ident, value in expected_values().items():
-        if _significant(value) < 3:
+    for ident, value in values.items():
+        if value is None or _significant(value) < MIN_FIGURES:
             unsearchable[ident] = value
             continue
-        # "#": keep trailing zeros (77.98 to 3 figures is "78.0", not "78")
-        forms = {f"{value:#.{p}g}".rstrip(".") for p in (3, 4, 5)}
-        forms = {f for f in forms if "e" not in f} or {f"{value:.4g}"}
-        if value == round(value):
-            forms.add(str(int(round(value))))
-        tokens[ident] = sorted(forms)
+        tokens[ident] = sorted(value_forms(value))
     return tokens, unsearchable
 
 
 SOLUTION_MARK = re.compile(r"<summary>\s*(?:Solution|Answer)\b|\(Answer:")
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)")
 
 
-@functools.lru_cache(maxsize=1)
-def _patterns():
-    tokens, _ = answer_tokens()
-    return {ident: re.compile("|".join(rf"(?<![\w.]){re.escape(t)}(?!\w)" for t in forms))
-            for ident, forms in tokens.items()}
+@functools.lru_cache(maxsize=4)
+def _index(values_key=None):
+    values = None if values_key is None else dict(values_key)
+    tokens, _ = answer_tokens(values)
+    index = {}
+    for ident, forms in tokens.items():
+        for form in forms:
+            index.setdefault(form, []).append(ident)
+    return index
 
 
 DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s\\n\"]+")
 
 
-def find_answers(text, chapter=None):
-    """[(id, token, context)] for every expected value found in ``text``.  ``chapter`` (a
-    notebook file name): search only for its exercises."""
+def find_answers(text, chapter=None, values=None, chapters=None):
+    """[(id, token, context)] for every expected value found in ``text``, at any precision and
+    ×/÷ a power of ten.  ``chapter`` (a notebook file name): search only for its exercises.
+    ``values``/``chapters``: {id: value} and {id: notebook} of a term (default: the book's).
+    This is the check every student artefact runs (site, PDF text, slides, assignments)."""
     text = DATA_URI.sub("data:", text)       # embedded images are not text
     found = []
-    where = chapter_of()
-    for ident, pattern in _patterns().items():
-        if chapter is not None and where[ident] != chapter:
-            continue
-        for m in pattern.finditer(text):
+    reg = registry()
+    where = chapters or reg.chapter_of()
+    index = _index(None if values is None else tuple(sorted(values.items())))
+    for m in NUMBER.finditer(text):
+        for ident in index.get(m.group(0), ()):
+            if chapter is not None and where[ident] != chapter:
+                continue
             before = text[max(0, m.start() - 80):m.start()]
             context = (before[-60:] + m.group(0) + text[m.end():m.end() + 20]).replace("\n", " ")
             found.append((ident, m.group(0), context))
@@ -136,7 +219,7 @@ def leaks(html_dir):
     """[(file, what)] for every solution marker or expected value found under ``html_dir``."""
     html_dir = Path(html_dir)
     found = []
-    chapters = set(chapter_of().values())
+    chapters = set(registry().chapter_of().values())
     for path in sorted(html_dir.rglob("*")):
         if not path.is_file() or path.suffix not in TEXT_SUFFIXES or "_static" in path.parts:
             continue

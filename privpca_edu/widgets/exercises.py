@@ -8,9 +8,12 @@ An exercise cell in the book reads ::
 The expected value is *not* in the cell, the page or this module.  The package ships only an
 answer key per exercise (``answer_keys.json`` next to this file): a salted, deliberately slow hash
 (PBKDF2-HMAC-SHA256) of the *bucket* the expected value falls in, at the precision the exercise
-asks for.  The keys are written by ``python -m privpca_edu._coursekit.answers --write`` from the
-instructors' registry (``privpca_edu/_coursekit/answers.py``), which recomputes every expected
-value with the package itself; the course kit's student edition and assignments do not ship it.
+asks for.  The keys are written by ``python -m instructor.answers --write`` from the instructors'
+registry (``instructor/answers.py`` in a clone of the repository, outside this package), which
+recomputes every expected value with the package itself; neither the wheel, the sdist nor the
+student edition ship it.  A term's assignments (``scripts/build_assignments.sh --term SEED``) draw
+their own parameters and ship their own key file, which the assignment selects with
+:func:`use_answer_keys` (or the environment variable ``PRIVPCA_EDU_ANSWER_KEYS``).
 
 How a float is checked at a tolerance without storing it
 --------------------------------------------------------
@@ -34,8 +37,9 @@ What this protects, and what it does not: the expected value cannot be read from
 the page or the key file — only cells of width ``h`` are hashed, with a per-exercise salt, so there
 is no table to look it up in.  A student who writes a loop over every cell of a plausible range
 can still find it (each guess costs about 10 ms of hashing by design); graded work therefore uses
-the nbgrader assignments of the course kit, whose hidden tests compare with the value itself and
-are only present on the instructor's machine.
+the nbgrader assignments, whose parameters change every term and whose hidden tests (on the
+instructor's machine only) repeat this very check with their own code, so that they accept exactly
+the answers :func:`check_answer` accepts.
 """
 
 from __future__ import annotations
@@ -44,25 +48,55 @@ import functools
 import hashlib
 import json
 import math
+import os
 from importlib import resources
 
-__all__ = ["check_answer", "answer_key", "key_accepts", "ANSWER_KEYS_FILE"]
+__all__ = ["check_answer", "answer_key", "key_accepts", "use_answer_keys", "ANSWER_KEYS_FILE"]
 
 #: The key file, next to this module (package data).
 ANSWER_KEYS_FILE = "answer_keys.json"
 _ITERATIONS = 20_000
 _SCHEMES = ("rel", "abs", "int")
+#: Environment variable naming a key file to use instead of the package's (a term's assignment).
+KEYS_ENV = "PRIVPCA_EDU_ANSWER_KEYS"
+_override = None
+
+
+def use_answer_keys(keys=None):
+    """Check answers against other keys than the book's: ``keys`` is a key file (a term's
+    ``answer_keys.json`` from ``scripts/build_assignments.sh --term``; relative to the current
+    directory) or the ``{id: key}`` mapping itself (a term's assignment carries its chapter's keys
+    in its first cell); ``None`` goes back to the book's keys."""
+    global _override
+    if keys is not None and not isinstance(keys, dict):
+        path = os.path.abspath(os.fspath(keys))
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"use_answer_keys: no key file at {path}")
+        with open(path, encoding="utf-8") as fh:
+            keys = json.load(fh)["exercises"]
+    if keys is not None:
+        for ident, key in keys.items():
+            if not isinstance(key, dict) or key.get("scheme") not in _SCHEMES:
+                raise ValueError(f"use_answer_keys: {ident!r} is not an answer key: {key!r}")
+    _override = keys
+    _keys.cache_clear()
 
 
 @functools.lru_cache(maxsize=1)
 def _keys():
+    if _override is not None:
+        return _override
+    path = os.environ.get(KEYS_ENV)
+    if path:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)["exercises"]
     text = resources.files(__package__).joinpath(ANSWER_KEYS_FILE).read_text(encoding="utf-8")
     return json.loads(text)["exercises"]
 
 
-def _digest(exercise, salt, token):
+def _digest(exercise, salt, token, iterations=_ITERATIONS):
     return hashlib.pbkdf2_hmac("sha256", f"{exercise}|{token}".encode(), bytes.fromhex(salt),
-                               _ITERATIONS).hex()
+                               iterations).hex()
 
 
 def _cells(value, scheme, step):
@@ -92,13 +126,14 @@ def _expected_cell(value, scheme, step):
     return f"{'+' if value > 0 else '-'}{math.floor(math.log(abs(value)) / step)}"
 
 
-def answer_key(exercise, expected, *, rtol=1e-2, atol=0.0):
+def answer_key(exercise, expected, *, rtol=1e-2, atol=0.0, salt=None, iterations=_ITERATIONS):
     """The key (a JSON-able dict) that lets :func:`check_answer` recognise ``expected``.
 
     ``atol > 0`` selects the absolute grid (use it for answers that are 0), ``rtol == 0`` and
     ``atol == 0`` an exact integer, otherwise the relative grid.  Used by the instructors'
-    registry to write ``answer_keys.json``; the salt is derived from the exercise id, so keys are
-    reproducible and a regenerated file only changes where an answer changed.
+    registry to write ``answer_keys.json``; the salt is derived from the exercise id (or given:
+    a term build derives it from the term too), so keys are reproducible and a regenerated file
+    only changes where an answer changed.  ``iterations``: of PBKDF2 (tests use fewer).
     """
     if not isinstance(exercise, str) or not exercise:
         raise TypeError(f"exercise must be a non-empty string, got {exercise!r}")
@@ -115,16 +150,21 @@ def answer_key(exercise, expected, *, rtol=1e-2, atol=0.0):
             raise ValueError(f"{exercise}: rtol=0 and atol=0 need an integer answer, got {expected}")
     else:
         scheme, step = "rel", -math.log1p(-rtol)
-    salt = hashlib.sha256(f"privpca_edu answer key {exercise}".encode()).hexdigest()[:32]
-    return {"scheme": scheme, "step": step, "salt": salt,
-            "digest": _digest(exercise, salt, _expected_cell(expected, scheme, step))}
+    if salt is None:
+        salt = hashlib.sha256(f"privpca_edu answer key {exercise}".encode()).hexdigest()[:32]
+    key = {"scheme": scheme, "step": step, "salt": salt,
+           "digest": _digest(exercise, salt, _expected_cell(expected, scheme, step), iterations)}
+    if iterations != _ITERATIONS:
+        key["iterations"] = int(iterations)
+    return key
 
 
 def key_accepts(exercise, value, key):
     """True when ``value`` matches ``key`` (see the module docstring for the precision)."""
     if key["scheme"] not in _SCHEMES:
         raise ValueError(f"unknown answer-key scheme {key['scheme']!r} for {exercise}")
-    return any(_digest(exercise, key["salt"], token) == key["digest"]
+    iterations = key.get("iterations", _ITERATIONS)
+    return any(_digest(exercise, key["salt"], token, iterations) == key["digest"]
                for token in _cells(value, key["scheme"], key["step"]))
 
 
