@@ -85,7 +85,7 @@ MAX_OUTPUT_LINES = 40
 
 # Prepares the single page for paper; returns the number of dashboards replaced by their figure,
 # of outputs shortened and of figure groups.
-PREPARE_JS = """
+PREPARE_JS = r"""
 (maxLines) => {
   document.querySelectorAll('details').forEach(d => d.open = true);
   document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));

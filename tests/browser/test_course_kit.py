@@ -133,24 +133,117 @@ def test_student_decks_have_no_notes_and_no_solutions(built_book):
     assert decks.leaks(SLIDES)
 
 
+def _code_lines(notebook):
+    """Every non-blank line of every code cell, without its whitespace."""
+    from privpca_edu._coursekit import notebooks as nbio
+
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code" or "remove-input" in cell.get("metadata", {}).get("tags", []):
+            continue
+        for line in nbio.source(cell).splitlines():
+            squeezed = "".join(line.split())
+            if squeezed:
+                yield line, squeezed
+
+
+def _check_pdf(out, *, student):
+    import re
+
+    from pypdf import PdfReader
+
+    from privpca_edu._coursekit import notebooks as nbio
+    from privpca_edu._coursekit import pdf
+    from privpca_edu._coursekit import student as st
+
+    pages = pdf.page_texts(out)
+    assert 80 <= len(pages) <= 600, len(pages)
+    text = "\n".join(pages)
+    flat = pdf.flat_text(text)
+    titles = pdf.chapter_titles()
+    for title in titles:
+        assert pdf.flat_text(title) in flat, f"chapter title missing: {title}"
+    # typeset maths: no TeX source left in the text
+    assert "\\varepsilon" not in text and "\\frac" not in text and "\\(" not in text
+    # fonts embedded, figures embedded as images
+    assert pdf.fonts_not_embedded(out) == []
+    images = subprocess.run(["pdfimages", "-list", str(out)], capture_output=True, text=True, check=True).stdout
+    assert len(images.splitlines()) - 2 >= 40
+
+    # bookmarks: one per chapter (in the book's order) and one per section, none doubled
+    reader = PdfReader(str(out))
+    top, children = [], {}
+    for item in reader.outline:
+        if isinstance(item, list):
+            children[top[-1][0]] = [(c.title, reader.get_destination_page_number(c) + 1) for c in item]
+        else:
+            top.append((item.title, reader.get_destination_page_number(item) + 1))
+    top_titles = [t for t, _ in top]
+    assert len(set(top_titles)) == len(top_titles), "a chapter bookmark is doubled"
+    chapter_pages = {}
+    for title in titles:
+        match = [(t, p) for t, p in top if pdf.flat_text(t) == pdf.flat_text(title)]
+        assert len(match) == 1, f"bookmarks for {title!r}: {match}"
+        chapter_pages[title] = match[0][1]
+        sections = children.get(match[0][0], [])
+        assert len(sections) >= 4 and len({t for t, _ in sections}) == len(sections), (title, sections)
+        for sec, page in sections:
+            assert pdf.flat_text(sec)[:40] in pdf.flat_text(pages[page - 1]), (sec, page)
+
+    # the contents: every chapter with the page number where it starts
+    toc_end = min(p for _, p in top) - 1
+    contents = "\n".join(pages[:toc_end])
+    assert "Contents" in contents
+    for title, page in chapter_pages.items():
+        assert re.search(re.escape(title[:30]) + r".*?\s(\d+)\s*$", contents, re.M), f"{title} not in the contents"
+        line = next(l for l in contents.splitlines() if title[:30] in l)
+        assert int(line.split()[-1]) == page, (title, line, page)
+        assert pdf.flat_text(title) in pdf.flat_text(pages[page - 1])
+
+    # every code line of every chapter is in the text (wrapped lines are joined again)
+    squeezed = "".join(text.split())
+    missing = []
+    executed = ROOT / "_build" / "jupyter_execute" / "notebooks"
+    for path in sorted(executed.glob("*.ipynb")):
+        nb = nbio.read(path)
+        if student:
+            nb, _ = nbio.strip_solutions(nb, keep_outputs=True)
+        missing += [f"{path.name}: {line}" for line, sq in _code_lines(nb) if sq not in squeezed]
+    assert missing == [], f"{len(missing)} code lines not in the PDF text, e.g. {missing[:5]}"
+
+    # no page more than half empty, except the last page of a chapter (or of the contents)
+    starts = sorted({p for _, p in top})
+    fills = pdf.page_fill(out)
+    assert len(fills) == len(pages)
+    sparse = [(i + 1, round(f, 2)) for i, f in enumerate(fills)
+              if f < 0.5 and (i + 2) not in starts and i + 1 < len(fills)]
+    assert sparse == [], f"pages more than half empty (page, fraction used): {sparse}"
+
+    # solutions: printed, opened, in the instructor edition; none in the student edition
+    if not student:
+        assert "Solution 2.1" in text
+    else:
+        assert not re.search(r"Solution \d+\.\d+", text)
+        bounds = starts + [len(pages) + 1]
+        names = [p.name for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
+        for title, name in zip(titles, names):
+            page = chapter_pages[title]
+            end = bounds[bounds.index(page) + 1] - 1
+            found = st.find_answers("\n".join(pages[page - 1:end]), name)
+            assert found == [], f"answers of {name} in the student PDF: {found[:3]}"
+    return len(pages), len(top), sum(len(c) for c in children.values())
+
+
 def test_pdf_of_the_whole_book(built_book):
     """scripts/build_pdf.sh on the session's book build (it reuses the executed chapters, so this
-    costs the single-page build and the printing, about a minute or two, not a re-execution)."""
-    from privpca_edu._coursekit import pdf
-
+    costs the single-page build and two prints, about two minutes, not a re-execution): nothing
+    cut (every code line in the text), contents with page numbers, one bookmark per chapter and
+    section, no half-empty page, fonts embedded, the solutions printed."""
     _run("bash", "scripts/build_pdf.sh", timeout=1800)
-    out = ROOT / "_build" / "pdf" / "privpca_edu_book.pdf"
-    pages = pdf.pdf_pages(out)
-    assert 80 <= pages <= 600, pages
-    text = pdf.pdf_text(out)
-    flat = pdf.flat_text(text)
-    for title in pdf.chapter_titles():
-        assert pdf.flat_text(title) in flat, f"chapter title missing: {title}"
-    assert "Contents" in text
-    # typeset maths: no TeX source left in the text (MathJax replaced every \( ... \) and $$ ... $$)
-    assert "\\varepsilon" not in text and "\\frac" not in text and "\\(" not in text
-    # the figures are embedded as images
-    images = subprocess.run(["pdfimages", "-list", str(out)], capture_output=True, text=True, check=True).stdout
-    assert len(images.splitlines()) - 2 >= 20
-    # the instructor edition prints the solutions, opened
-    assert "Solution 2.1" in text
+    _check_pdf(ROOT / "_build" / "pdf" / "privpca_edu_book.pdf", student=False)
+
+
+def test_student_pdf_has_no_solutions(built_book):
+    """scripts/build_pdf.sh --student: the same checks, and no solution and no exercise's answer
+    in any chapter's pages (about two minutes)."""
+    _run("bash", "scripts/build_pdf.sh", "--student", timeout=1800)
+    _check_pdf(ROOT / "_build" / "pdf" / "privpca_edu_book_student.pdf", student=True)
