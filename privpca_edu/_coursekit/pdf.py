@@ -73,10 +73,14 @@ pre { font-size: 8.5pt !important; line-height: 1.35 !important; }
 .privpca-more { font-style: italic; color: #555; }
 /* figures: scaled so that a figure and its caption take at most about half a page, kept together */
 img { max-width: 100% !important; height: auto !important; }
-.cell_output img, .privpca-static img { max-height: 112mm !important; width: auto !important;
+.cell_output img, .privpca-static img { max-height: 100mm !important; width: auto !important;
   max-width: 100% !important; display: block; margin: 0 auto; }
-figure img { max-height: 112mm !important; width: auto !important; }
-.privpca-figure-group, figure, img, mjx-container[display="true"], tr { break-inside: avoid; }
+figure img { max-height: 100mm !important; width: auto !important; }
+/* everything else may break across pages (the theme keeps some blocks whole: half-empty pages) */
+.cell, .cell_input, .cell_output, .output, table, .table-wrapper, .pst-scrollable-table-container,
+details, .admonition, div.highlight, pre { break-inside: auto !important; }
+.privpca-figure-group, figure, img, mjx-container[display="true"], tr { break-inside: avoid !important; }
+.toctree-wrapper { display: none !important; }
 h1, h2, h3, h4 { break-after: avoid; }
 details > summary { list-style: none; }
 """
@@ -125,12 +129,12 @@ PREPARE_JS = r"""
       const cellAbove = caption.closest('section') && caption.parentElement.previousElementSibling;
       prev = cellAbove && cellAbove.classList && cellAbove.classList.contains('cell') ? cellAbove : null;
     }
-    const outputs = prev ? prev.querySelector('.cell_output') : null;
-    if (!outputs || !outputs.querySelector('img')) return;
+    if (!prev || !prev.querySelector('.cell_output img')) return;
+    // the whole cell (its code, usually a line or two, and the figure) with the caption
     const group = document.createElement('div');
     group.className = 'privpca-figure-group';
-    outputs.parentElement.insertBefore(group, outputs);
-    group.append(outputs, caption);
+    prev.parentElement.insertBefore(group, prev);
+    group.append(prev, caption);
     groups += 1;
   });
   return [dashboards, shortened, groups];
@@ -176,7 +180,7 @@ TOC_JS = """
     li.appendChild(a);
     ol.appendChild(li);
     const entry = {title: clean(head), mark: marker(head), sections: []};
-    section.querySelectorAll(':scope > section > h2').forEach(h2 => {
+    section.querySelectorAll(':scope > section > h2, :scope > section > h3, :scope > section > h4').forEach(h2 => {
       entry.sections.push({title: clean(h2), mark: marker(h2)});
     });
     outline.push(entry);
@@ -315,13 +319,16 @@ def marker_pages(path):
 def write_outline(path, outline):
     """Replace the PDF's outline by one bookmark per chapter (with its page) and, under it, one
     per section."""
+    import logging
+
     from pypdf import PdfReader, PdfWriter
 
+    logging.getLogger("pypdf").setLevel(logging.ERROR)   # Chromium's xref quirks are harmless
     writer = PdfWriter(clone_from=PdfReader(str(path)))
     for entry in outline:
-        parent = writer.add_outline_item(entry["title"], entry["page"] - 1)
+        parent = writer.add_outline_item(title=entry["title"], page_number=entry["page"] - 1)
         for sec in entry["sections"]:
-            writer.add_outline_item(sec["title"], sec["page"] - 1, parent=parent)
+            writer.add_outline_item(title=sec["title"], page_number=sec["page"] - 1, parent=parent)
     writer.page_mode = "/UseOutlines"
     tmp = Path(str(path) + ".tmp")
     with open(tmp, "wb") as fh:
