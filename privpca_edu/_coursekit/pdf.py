@@ -78,9 +78,13 @@ img { max-width: 100% !important; height: auto !important; }
 figure img { max-height: 100mm !important; width: auto !important; }
 /* everything else may break across pages (the theme keeps some blocks whole: half-empty pages) */
 .cell, .cell_input, .cell_output, .output, table, .table-wrapper, .pst-scrollable-table-container,
-details, .admonition, div.highlight, pre { break-inside: auto !important; }
+details, .admonition, div.highlight, pre, div[class^="highlight-"] { break-inside: auto !important;
+  overflow: visible !important; }   /* a scroll container cannot be split across pages */
 .privpca-figure-group, figure, img, mjx-container[display="true"], tr { break-inside: avoid !important; }
-.toctree-wrapper { display: none !important; }
+#jb-print-toc { display: none !important; }
+.privpca-figure-group.privpca-long { break-inside: auto !important; }
+.privpca-figure-group > *:not(:last-child) { break-after: avoid; }
+.privpca-figure-group > p { orphans: 4; widows: 2; }   /* the theme's own list, without page numbers */
 h1, h2, h3, h4 { break-after: avoid; }
 details > summary { list-style: none; }
 """
@@ -130,11 +134,18 @@ PREPARE_JS = r"""
       prev = cellAbove && cellAbove.classList && cellAbove.classList.contains('cell') ? cellAbove : null;
     }
     if (!prev || !prev.querySelector('.cell_output img')) return;
-    // the whole cell (its code, usually a line or two, and the figure) with the caption
+    // the figure with its caption, and with the cell's code when that is a few lines only
     const group = document.createElement('div');
     group.className = 'privpca-figure-group';
-    prev.parentElement.insertBefore(group, prev);
-    group.append(prev, caption);
+    const input = prev.querySelector('.cell_input');
+    const output = prev.querySelector('.cell_output');
+    if (!input || (input.querySelector('pre') || input).textContent.trim().split('\n').length <= 4 || !output) {
+      prev.parentElement.insertBefore(group, prev);
+      group.append(prev, caption);
+    } else {
+      output.parentElement.insertBefore(group, output);
+      group.append(output, caption);
+    }
     groups += 1;
   });
   return [dashboards, shortened, groups];
@@ -203,6 +214,37 @@ FILL_TOC_JS = """
   document.querySelectorAll('.privpca-mark').forEach(m => m.remove());
 }
 """
+
+# Laid out at the printed width, a figure group (code, figure, caption: kept on one page) taller
+# than ``limit`` CSS px gets a smaller figure.  With every unbreakable block at most half the
+# text area, the page before one is never more than half empty.
+FIT_JS = r"""
+(limit) => {
+  let shrunk = 0, long = 0;
+  document.querySelectorAll('.privpca-figure-group').forEach(g => {
+    const total = g.getBoundingClientRect().height;
+    if (total <= limit) return;
+    const imgs = Array.from(g.querySelectorAll('img'));
+    const img = imgs.reduce((a, b) => a.getBoundingClientRect().height >= b.getBoundingClientRect().height ? a : b);
+    const h = img.getBoundingClientRect().height;
+    // a smaller figure, but never below 60 % of its size: text in figures must stay readable
+    const target = Math.max(h - (total - limit), 0.6 * h);
+    img.style.setProperty('max-height', target + 'px', 'important');
+    shrunk += 1;
+    if (g.getBoundingClientRect().height > limit) {
+      // still too tall (a long caption): the figure stays with the first lines of its caption,
+      // the rest of the caption may go on to the next page
+      g.classList.add('privpca-long');
+      long += 1;
+    }
+  });
+  return [shrunk, long];
+}
+"""
+
+# the printed text area: A4 less the margins of _print, in CSS px (96 per inch)
+TEXT_WIDTH_PX = round((210 - 14 - 14) / 25.4 * 96)
+TEXT_HEIGHT_PX = round((297 - 16 - 18) / 25.4 * 96)
 
 MARK = re.compile(r"@@PPM(\d{4})@@")
 
@@ -365,6 +407,9 @@ def print_pdf(site, out, *, open_solutions=True):
             outline = page.evaluate(TOC_JS)
             page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=120_000)
             page.emulate_media(media="print")
+            page.set_viewport_size({"width": TEXT_WIDTH_PX, "height": TEXT_HEIGHT_PX})
+            page.wait_for_timeout(500)
+            shrunk, long_captions = page.evaluate(FIT_JS, 0.47 * TEXT_HEIGHT_PX)
             out.parent.mkdir(parents=True, exist_ok=True)
             first = out.with_suffix(".pass1.pdf")
             _print(page, first)
@@ -386,7 +431,8 @@ def print_pdf(site, out, *, open_solutions=True):
         raise RuntimeError(f"the book page requested other hosts: {sorted(set(foreign))[:5]}")
     write_outline(out, outline)
     print(f"[pdf] {dashboards} dashboards as their static figure, {groups} figures kept with their "
-          f"caption, {shortened} long outputs shortened")
+          f"caption ({shrunk} scaled down to fit half a page; {long_captions} with a caption continued on "
+          f"the next page), {shortened} long outputs shortened")
     return outline
 
 
