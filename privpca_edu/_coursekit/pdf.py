@@ -60,7 +60,7 @@ section.privpca-chapter { break-before: page; }
 #privpca-toc { break-after: page; }
 #privpca-toc h2 { break-before: avoid; }
 #privpca-toc li { margin: 0.3em 0; font-size: 1.1em; }
-#privpca-toc ol { padding-left: 1.6em; }
+#privpca-toc ol { padding-left: 2.6em; }
 #privpca-toc li a { display: flex; text-decoration: none; color: inherit; }
 #privpca-toc .toc-title { flex: 1 1 auto; }
 #privpca-toc .toc-page { flex: 0 0 3em; text-align: right; font-variant-numeric: tabular-nums; }
