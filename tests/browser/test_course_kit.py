@@ -167,7 +167,9 @@ def _check_pdf(out, *, student):
     # fonts embedded, figures embedded as images
     assert pdf.fonts_not_embedded(out) == []
     images = subprocess.run(["pdfimages", "-list", str(out)], capture_output=True, text=True, check=True).stdout
-    assert len(images.splitlines()) - 2 >= 40
+    captions = sum(len(re.findall(r"\*\*Figure \d+\.\d+\.\*\*", nbio.source(c)))
+                   for path in sorted((ROOT / "notebooks").glob("*.ipynb")) for c in nbio.read(path)["cells"])
+    assert captions >= 30 and len(images.splitlines()) - 2 >= captions
 
     # bookmarks: one per chapter (in the book's order) and one per section, none doubled
     reader = PdfReader(str(out))
