@@ -227,7 +227,8 @@ def _check_pdf(out, *, student):
     if not student:
         assert "Solution 2.1" in text
     else:
-        assert not re.search(r"Solution \d+\.\d+", text)
+        leak = re.search(r"Solution \d+\.\d+", text)
+        assert not leak, f"a solution in the student PDF: {leak.group(0)}"
         bounds = starts + [len(pages) + 1]
         names = [p.name for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
         for title, name in zip(titles, names):
