@@ -66,9 +66,10 @@ section.privpca-chapter { break-before: page; }
 #privpca-toc .toc-page { flex: 0 0 3em; text-align: right; font-variant-numeric: tabular-nums; }
 .privpca-mark { position: absolute; font-size: 3px; line-height: 1; color: #fff; white-space: nowrap; }
 /* code and outputs wrap instead of running off the page (and out of the text) */
-pre, .highlight pre, div.highlight, .cell_output pre, .output pre, code {
+pre, .highlight pre, div.highlight, .cell_output pre, .output pre {
   white-space: pre-wrap !important; overflow-wrap: anywhere !important; word-break: break-all;
   overflow: visible !important; max-height: none !important; }
+code { overflow-wrap: anywhere !important; }   /* inline code: broken only where it must be */
 pre { font-size: 8.5pt !important; line-height: 1.35 !important; }
 .privpca-more { font-style: italic; color: #555; }
 /* figures: scaled so that a figure and its caption take at most about half a page, kept together */
