@@ -1,37 +1,38 @@
 #!/usr/bin/env bash
-# Write a reveal.js slide deck per chapter into _build/slides/, fully offline.
+# Write the lecture slide decks into _build/slides/, fully offline: one reveal.js deck per
+# lecture of the five-week plan (book/instructors.md), from the Markdown in slides/weekN.md.
 #
-#   bash scripts/build_slides.sh [--chapter NN ...]
+#   bash scripts/build_slides.sh [--student] [--week N ...]
 #
-#   --chapter NN  only the chapter(s) whose file name starts with NN (e.g. 03)
+#   --student   decks without speaker notes and without the appendix of solutions, into
+#               _build/slides/student/ (the build fails if an exercise's answer is in them)
+#   --week N    only that week's deck (repeatable)
 #
-# Output: _build/slides/<chapter>.slides.html and _build/slides/_vendor/ (reveal.js from npm,
-# MathJax 3, require.js and the widgets HTML manager — the book's copies): the folder is
+# Output: _build/slides/weekN.html, figures/ (the book's figures, taken from the executed
+# chapters) and _vendor/ (reveal.js 6 from npm and the book's MathJax 3): the folder is
 # self-contained; present with
 #   .venv/bin/python -m http.server --bind 127.0.0.1 --directory _build/slides 8001
-# and open http://127.0.0.1:8001/<chapter>.slides.html (arrow keys move, S opens speaker notes).
+# and open http://127.0.0.1:8001/week1.html (arrow keys move, S opens the speaker view with the
+# notes and a timer, F is full screen).  The decks are designed for 1280x720 (16:9).
 #
-# Slides come from each cell's metadata.slideshow.slide_type (scripts/slide_metadata.py sets
-# it from the headings).  The executed notebooks of the last book build
-# (_build/jupyter_execute/notebooks/) are used when they are newer than the chapter; otherwise
-# nbconvert executes the chapter (seconds each; Chapter 7 about 15 s).  The template
-# scripts/slides_template/privpca_reveal/ is nbconvert's reveal.js template with every script
-# loaded from _vendor/ instead of a CDN; its theme is "white" (some reveal.js themes import
-# Google Fonts).  To present live from the notebook instead, open it
-# in JupyterLab and press Alt+R (jupyterlab-rise, installed by scripts/setup_env.sh).
+# Figures come from the executed chapters of the last book build (_build/jupyter_execute/) when
+# they are newer than the chapter; otherwise the chapters a deck needs are executed once
+# (cached in _build/slides_executed/).  Edit the slides in slides/*.md (syntax: slides/README.md).
+# To present a chapter live instead, open it in JupyterLab and press Alt+R (jupyterlab-rise).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-only=()
+args=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --chapter)
-            [ $# -ge 2 ] || { echo "--chapter needs a value" >&2; exit 2; }
-            only+=("$2"); shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
-        *) echo "unknown argument: $1 (usage: bash scripts/build_slides.sh [--chapter NN])" >&2; exit 2 ;;
+        --student) args+=(--student); shift ;;
+        --week)
+            [ $# -ge 2 ] || { echo "--week needs a value" >&2; exit 2; }
+            args+=(--week "$2"); shift 2 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        *) echo "unknown argument: $1 (usage: bash scripts/build_slides.sh [--student] [--week N])" >&2; exit 2 ;;
     esac
 done
 
@@ -39,43 +40,4 @@ bash scripts/setup_env.sh
 bash scripts/fetch_vendor.sh
 bash scripts/fetch_vendor.sh slides
 export MPLBACKEND=Agg OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-
-OUT="$ROOT/_build/slides"
-mkdir -p "$OUT/_vendor"
-rm -rf "$OUT/_vendor/"*
-mkdir -p "$OUT/_vendor/reveal.js"
-cp -r _vendor/slides/reveal.js/dist _vendor/slides/reveal.js/LICENSE "$OUT/_vendor/reveal.js/"
-cp -r book/_vendor/mathjax book/_vendor/requirejs book/_vendor/html-manager "$OUT/_vendor/"
-# the book's MathJax 2 -> 3 shim for widget labels (book/_ext/book_assets.py)
-.venv/bin/python -c 'import sys; sys.path.insert(0, "book/_ext"); import book_assets
-print(book_assets.MATHJAX2_SHIM_JS)' >"$OUT/_vendor/mathjax2-shim.js"
-
-t0=$(date +%s)
-n=0
-for nb in notebooks/*.ipynb; do
-    name="$(basename "$nb" .ipynb)"
-    if [ "${#only[@]}" -gt 0 ]; then
-        keep=0
-        for o in "${only[@]}"; do case "$name" in "$o"*) keep=1 ;; esac; done
-        [ "$keep" -eq 1 ] || continue
-    fi
-    executed="_build/jupyter_execute/notebooks/$name.ipynb"
-    run=()
-    if [ -f "$executed" ] && [ "$executed" -nt "$nb" ]; then
-        src="$executed"
-    else
-        src="$nb"
-        run=(--execute --ExecutePreprocessor.timeout=600)
-    fi
-    echo "[build_slides] $name (from $src${run:+, executing})"
-    .venv/bin/jupyter nbconvert "$src" --to slides "${run[@]}" \
-        --template privpca_reveal \
-        --TemplateExporter.extra_template_basedirs="$ROOT/scripts/slides_template" \
-        --SlidesExporter.reveal_url_prefix=_vendor/reveal.js --SlidesExporter.reveal_theme=white \
-        --SlidesExporter.require_js_url=_vendor/requirejs/require.js \
-        --SlidesExporter.widget_renderer_url=_vendor/html-manager/dist/embed-amd.js \
-        --output-dir "$OUT" --output "$name" --log-level=WARN
-    n=$((n + 1))
-done
-[ "$n" -gt 0 ] || { echo "[build_slides] no chapter matches ${only[*]}" >&2; exit 2; }
-echo "[build_slides] $n deck(s) in $(( $(date +%s) - t0 )) s: $OUT/"
+exec .venv/bin/python -m privpca_edu._coursekit.decks "${args[@]}"

@@ -9,12 +9,18 @@
 2. ``jupyter-book build --builder singlehtml``: every page in one HTML file, MathJax and the
    widget manager from the book's vendored copies.
 3. That page is served on 127.0.0.1 and opened in /usr/bin/chromium (Playwright, headless); the
-   script waits for MathJax to finish and every figure to load, opens the collapsed solutions
-   (instructor edition), hides the site's navigation, inserts a table of contents that links to
-   each chapter, and prints A4 with a PDF outline (bookmarks).  A request to any other host fails
-   the build.
-4. ``pdfinfo`` / ``pdftotext`` (Debian ``poppler-utils``) confirm the page count and that every
-   chapter's title is in the text.
+   script waits for MathJax to finish and every figure to load, then prepares the page for paper
+   (:data:`PREPARE_JS`): every collapsed block opened (the instructor edition's solutions, hidden
+   cells), each dashboard replaced by its static figure (no sliders on paper), each figure kept
+   on one page with its caption, code and outputs wrapped instead of cut, a text output longer
+   than :data:`MAX_OUTPUT_LINES` lines shortened with an explicit "… (N more lines)" marker, and a
+   table of contents inserted.  A request to any other host fails the build.
+4. It prints A4 twice: the first print finds the page of every chapter and section (an
+   invisible marker in each heading, located with ``pdftotext``); the second, with the markers
+   gone and the same layout, writes those page numbers into the contents.  ``pypdf`` then
+   replaces Chromium's outline by one bookmark per chapter and per section.
+5. ``pdfinfo`` / ``pdftotext`` (Debian ``poppler-utils``) confirm the page count and that every
+   chapter's title is in the text; ``pdffonts`` that every font is embedded.
 """
 
 from __future__ import annotations
@@ -54,8 +60,97 @@ section.privpca-chapter { break-before: page; }
 #privpca-toc { break-after: page; }
 #privpca-toc h2 { break-before: avoid; }
 #privpca-toc li { margin: 0.3em 0; font-size: 1.1em; }
-img, figure, .cell_output, table, mjx-container[display="true"] { break-inside: avoid; }
+#privpca-toc ol { padding-left: 2.6em; }
+#privpca-toc li a { display: flex; text-decoration: none; color: inherit; }
+#privpca-toc .toc-title { flex: 1 1 auto; }
+#privpca-toc .toc-page { flex: 0 0 3em; text-align: right; font-variant-numeric: tabular-nums; }
+.privpca-mark { position: absolute; font-size: 3px; line-height: 1; color: #fff; white-space: nowrap; }
+/* code and outputs wrap instead of running off the page (and out of the text) */
+pre, .highlight pre, div.highlight, .cell_output pre, .output pre {
+  white-space: pre-wrap !important; overflow-wrap: anywhere !important; word-break: break-all;
+  overflow: visible !important; max-height: none !important; }
+code { overflow-wrap: anywhere !important; }   /* inline code: broken only where it must be */
+pre { font-size: 8.5pt !important; line-height: 1.35 !important; }
+.privpca-more { font-style: italic; color: #555; }
+/* figures: scaled so that a figure and its caption take at most about half a page, kept together */
 img { max-width: 100% !important; height: auto !important; }
+.cell_output img, .privpca-static img { max-height: 100mm !important; width: auto !important;
+  max-width: 100% !important; display: block; margin: 0 auto; }
+figure img { max-height: 100mm !important; width: auto !important; }
+/* everything else may break across pages (the theme keeps some blocks whole: half-empty pages) */
+.cell, .cell_input, .cell_output, .output, table, .table-wrapper, .pst-scrollable-table-container,
+details, .admonition, div.highlight, pre, div[class^="highlight-"] { break-inside: auto !important;
+  overflow: visible !important; }   /* a scroll container cannot be split across pages */
+.privpca-figure-group, figure, img, mjx-container[display="true"], tr { break-inside: avoid !important; }
+#jb-print-toc { display: none !important; }
+.privpca-figure-group.privpca-long { break-inside: auto !important; }
+.privpca-figure-group > *:not(:last-child) { break-after: avoid; }
+.privpca-figure-group > p { orphans: 4; widows: 2; }   /* the theme's own list, without page numbers */
+h1, h2, h3, h4 { break-after: avoid; }
+details > summary { list-style: none; }
+"""
+
+MAX_OUTPUT_LINES = 40
+
+# Prepares the single page for paper; returns the number of dashboards replaced by their figure,
+# of outputs shortened and of figure groups.
+PREPARE_JS = r"""
+(maxLines) => {
+  document.querySelectorAll('details').forEach(d => d.open = true);
+  document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
+  let dashboards = 0, shortened = 0, groups = 0;
+  // a dashboard: its live view -> the static figure saved with it (in <noscript>, as text here)
+  document.querySelectorAll('noscript').forEach(ns => {
+    const html = ns.textContent || '';
+    if (!html.includes('privpca-figure')) return;
+    const area = ns.closest('.cell_output') || ns.parentElement;
+    const holder = document.createElement('div');
+    holder.className = 'privpca-static';
+    holder.innerHTML = html;
+    area.querySelectorAll('.widget-subarea, .jupyter-widgets, script[type="application/vnd.jupyter.widget-view+json"]')
+        .forEach(e => e.remove());
+    ns.replaceWith(holder);
+    dashboards += 1;
+  });
+  // a long text output: its first lines and an explicit marker, never a silent cut
+  document.querySelectorAll('.cell_output pre, .output pre').forEach(pre => {
+    const lines = pre.textContent.replace(/\n$/, '').split('\n');
+    if (lines.length <= maxLines) return;
+    const keep = maxLines - 1;
+    pre.textContent = lines.slice(0, keep).join('\n') + '\n';
+    const more = document.createElement('span');
+    more.className = 'privpca-more';
+    more.textContent = `… (${lines.length - keep} more lines)`;
+    pre.appendChild(more);
+    shortened += 1;
+  });
+  // a figure and its caption ("Figure N.M." in the next paragraph) on one page
+  document.querySelectorAll('p > strong:first-child').forEach(strong => {
+    if (!/^Figure \d+\.\d+\./.test(strong.textContent)) return;
+    const caption = strong.parentElement;
+    let prev = caption.previousElementSibling;
+    while (prev && !prev.classList.contains('cell') && prev.tagName !== 'P') prev = prev.previousElementSibling;
+    if (!prev || !prev.classList.contains('cell')) {
+      const cellAbove = caption.closest('section') && caption.parentElement.previousElementSibling;
+      prev = cellAbove && cellAbove.classList && cellAbove.classList.contains('cell') ? cellAbove : null;
+    }
+    if (!prev || !prev.querySelector('.cell_output img')) return;
+    // the figure with its caption, and with the cell's code when that is a few lines only
+    const group = document.createElement('div');
+    group.className = 'privpca-figure-group';
+    const input = prev.querySelector('.cell_input');
+    const output = prev.querySelector('.cell_output');
+    if (!input || (input.querySelector('pre') || input).textContent.trim().split('\n').length <= 4 || !output) {
+      prev.parentElement.insertBefore(group, prev);
+      group.append(prev, caption);
+    } else {
+      output.parentElement.insertBefore(group, output);
+      group.append(output, caption);
+    }
+    groups += 1;
+  });
+  return [dashboards, shortened, groups];
+}
 """
 
 TOC_JS = """
@@ -64,28 +159,95 @@ TOC_JS = """
   const heads = Array.from(document.querySelectorAll('span[id^="document-"] + section'))
     .map(s => s.querySelector(':scope > h1, :scope > h2, :scope > h3'))
     .filter(h => h);
+  const clean = el => el.textContent.replace(/[#¶]\\s*$/, '').replace(/\\s+/g, ' ').trim();
   const nav = document.createElement('nav');
   nav.id = 'privpca-toc';
   const h = document.createElement('h2');
   h.textContent = 'Contents';
   const ol = document.createElement('ol');
+  const outline = [];
+  let mark = 0;
+  const marker = head => {
+    const m = document.createElement('span');
+    m.className = 'privpca-mark';
+    m.textContent = `@@PPM${String(mark).padStart(4, '0')}@@`;
+    head.insertBefore(m, head.firstChild);
+    return mark++;
+  };
   heads.forEach((head, i) => {
     const section = head.closest('section');
     if (!section.id) section.id = 'privpca-ch-' + i;
+    section.classList.add('privpca-chapter');
     const li = document.createElement('li');
     const a = document.createElement('a');
     a.href = '#' + section.id;
-    a.textContent = head.textContent.replace(/[#¶]\\s*$/, '').trim();
-    section.classList.add('privpca-chapter');
+    const t = document.createElement('span');
+    t.className = 'toc-title';
+    t.textContent = clean(head);
+    const p = document.createElement('span');
+    p.className = 'toc-page';
+    p.id = 'privpca-toc-page-' + i;
+    p.textContent = '000';
+    a.append(t, p);
     li.appendChild(a);
     ol.appendChild(li);
+    const entry = {title: clean(head), mark: marker(head), sections: []};
+    section.querySelectorAll(':scope > section > h2, :scope > section > h3, :scope > section > h4').forEach(h2 => {
+      entry.sections.push({title: clean(h2), mark: marker(h2)});
+    });
+    outline.push(entry);
   });
   nav.append(h, ol);
   const first = document.querySelector('article') || document.querySelector('main');
   first.insertBefore(nav, first.firstChild);
-  return heads.length;
+  return outline;
 }
 """
+
+# the second print: page numbers into the contents, markers gone (absolutely positioned: the
+# layout does not move)
+FILL_TOC_JS = """
+(pages) => {
+  pages.forEach((page, i) => {
+    const el = document.getElementById('privpca-toc-page-' + i);
+    if (el) el.textContent = String(page);
+  });
+  document.querySelectorAll('.privpca-mark').forEach(m => m.remove());
+}
+"""
+
+# Laid out at the printed width, a figure group (code, figure, caption: kept on one page) taller
+# than ``limit`` CSS px gets a smaller figure.  With every unbreakable block at most half the
+# text area, the page before one is never more than half empty.
+FIT_JS = r"""
+(limit) => {
+  let shrunk = 0, long = 0;
+  document.querySelectorAll('.privpca-figure-group').forEach(g => {
+    const total = g.getBoundingClientRect().height;
+    if (total <= limit) return;
+    const imgs = Array.from(g.querySelectorAll('img'));
+    const img = imgs.reduce((a, b) => a.getBoundingClientRect().height >= b.getBoundingClientRect().height ? a : b);
+    const h = img.getBoundingClientRect().height;
+    // a smaller figure, but never below 60 % of its size: text in figures must stay readable
+    const target = Math.max(h - (total - limit), 0.6 * h);
+    img.style.setProperty('max-height', target + 'px', 'important');
+    shrunk += 1;
+    if (g.getBoundingClientRect().height > limit) {
+      // still too tall (a long caption): the figure stays with the first lines of its caption,
+      // the rest of the caption may go on to the next page
+      g.classList.add('privpca-long');
+      long += 1;
+    }
+  });
+  return [shrunk, long];
+}
+"""
+
+# the printed text area: A4 less the margins of _print, in CSS px (96 per inch)
+TEXT_WIDTH_PX = round((210 - 14 - 14) / 25.4 * 96)
+TEXT_HEIGHT_PX = round((297 - 16 - 18) / 25.4 * 96)
+
+MARK = re.compile(r"@@PPM(\d{4})@@")
 
 
 def chapter_titles():
@@ -170,8 +332,57 @@ def root_page():
     return root + ".html"
 
 
+def _print(page, out):
+    page.pdf(path=str(out), format="A4", print_background=True, outline=False, tagged=True,
+             display_header_footer=True, header_template="<span></span>",
+             footer_template='<div style="font-size:8px;width:100%;text-align:center">'
+                             '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',
+             margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"})
+
+
+def page_texts(path):
+    """The text of every page (pdftotext, page by page), without the footer's "N / M"."""
+    text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    pages = text.split("\f")
+    if pages and not pages[-1].strip():
+        pages.pop()
+    return [re.sub(r"\n\s*\d+ / \d+\s*\n*\Z", "\n", p) for p in pages]
+
+
+def marker_pages(path):
+    """{marker number: 1-based page} of the invisible heading markers of the first print."""
+    found = {}
+    for number, text in enumerate(page_texts(path), 1):
+        for m in MARK.finditer(text):
+            found.setdefault(int(m.group(1)), number)
+    return found
+
+
+def write_outline(path, outline):
+    """Replace the PDF's outline by one bookmark per chapter (with its page) and, under it, one
+    per section."""
+    import logging
+
+    from pypdf import PdfReader, PdfWriter
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)   # Chromium's xref quirks are harmless
+    writer = PdfWriter(clone_from=PdfReader(str(path)))
+    for entry in outline:
+        parent = writer.add_outline_item(title=entry["title"], page_number=entry["page"] - 1)
+        for sec in entry["sections"]:
+            writer.add_outline_item(title=sec["title"], page_number=sec["page"] - 1, parent=parent)
+    writer.page_mode = "/UseOutlines"
+    tmp = Path(str(path) + ".tmp")
+    with open(tmp, "wb") as fh:
+        writer.write(fh)
+    tmp.replace(path)
+
+
 def print_pdf(site, out, *, open_solutions=True):
-    """Print the single page of ``site`` to ``out`` with Chromium; returns the number of chapters."""
+    """Print the single page of ``site`` to ``out`` with Chromium; returns the outline
+    [{'title', 'page', 'sections': [{'title', 'page'}]}] written into the PDF.  (Every collapsed
+    block is opened: in the student edition the solutions are already gone.)"""
     from playwright.sync_api import sync_playwright
 
     foreign = []
@@ -186,28 +397,72 @@ def print_pdf(site, out, *, open_solutions=True):
                                    timeout=120_000)
             page.evaluate("MathJax.startup.promise")
             # every saved widget view rendered by the local widget manager (it inserts a
-            # div.widget-subarea before each view's script; the dashboards' figures are in them)
+            # div.widget-subarea before each view's script); then replaced by its static figure
             views = page.evaluate("document.querySelectorAll("
                                   "'script[type=\"application/vnd.jupyter.widget-view+json\"]').length")
             page.wait_for_function(f"document.querySelectorAll('.widget-subarea > .jupyter-widgets').length >= {views}",
                                    timeout=120_000)
             page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=120_000)
-            if open_solutions:
-                page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+            dashboards, shortened, groups = page.evaluate(PREPARE_JS, MAX_OUTPUT_LINES)
             page.add_style_tag(content=PRINT_CSS)
-            chapters = page.evaluate(TOC_JS)
+            outline = page.evaluate(TOC_JS)
+            page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=120_000)
             page.emulate_media(media="print")
+            page.set_viewport_size({"width": TEXT_WIDTH_PX, "height": TEXT_HEIGHT_PX})
+            page.wait_for_timeout(500)
+            shrunk, long_captions = page.evaluate(FIT_JS, 0.47 * TEXT_HEIGHT_PX)
             out.parent.mkdir(parents=True, exist_ok=True)
-            page.pdf(path=str(out), format="A4", print_background=True, outline=True, tagged=True,
-                     display_header_footer=True, header_template="<span></span>",
-                     footer_template='<div style="font-size:8px;width:100%;text-align:center">'
-                                     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>',
-                     margin={"top": "16mm", "bottom": "18mm", "left": "14mm", "right": "14mm"})
+            first = out.with_suffix(".pass1.pdf")
+            _print(page, first)
+            pages = marker_pages(first)
+            first.unlink()
+            missing = []
+            for entry in outline:
+                entry["page"] = pages.get(entry["mark"])
+                for sec in entry["sections"]:
+                    sec["page"] = pages.get(sec["mark"])
+                missing += [e["title"] for e in [entry] + entry["sections"] if e["page"] is None]
+            if missing:
+                raise RuntimeError(f"headings not found in the printed text: {missing[:5]}")
+            page.evaluate(FILL_TOC_JS, [e["page"] for e in outline])
+            _print(page, out)
         finally:
             browser.close()
     if foreign:
         raise RuntimeError(f"the book page requested other hosts: {sorted(set(foreign))[:5]}")
-    return chapters
+    write_outline(out, outline)
+    print(f"[pdf] {dashboards} dashboards as their static figure, {groups} figures kept with their "
+          f"caption ({shrunk} scaled down to fit half a page; {long_captions} with a caption continued on "
+          f"the next page), {shortened} long outputs shortened")
+    return outline
+
+
+def fonts_not_embedded(path):
+    """The fonts ``pdffonts`` lists as not embedded."""
+    rows = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True).stdout.splitlines()[2:]
+    # columns: name type encoding emb sub uni object ID; "emb" is the 3rd field from the right + 2
+    return [r for r in rows if r.split()[-5] != "yes"]
+
+
+def page_fill(path, resolution=12):
+    """For every page, the fraction of the text area (between the margins) down to its last
+    inked row: 1.0 = used to the bottom, 0.1 = nine tenths empty."""
+    from PIL import Image
+
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["pdftoppm", "-r", str(resolution), "-gray", str(path), f"{tmp}/p"], check=True)
+        fills = []
+        for png in sorted(Path(tmp).glob("p-*.pgm"), key=lambda p: int(p.stem.split("-")[-1])):
+            im = Image.open(png)
+            w, h = im.size
+            top, bottom = round(h * 16 / 297), round(h * (297 - 18) / 297)
+            px = im.load()
+            last = top
+            for y in range(top, bottom):
+                if any(px[x, y] < 200 for x in range(w)):
+                    last = y
+            fills.append((last - top + 1) / (bottom - top))
+    return fills
 
 
 def pdf_text(path):
@@ -243,17 +498,22 @@ def main(argv=None):
         log.parent.mkdir(parents=True, exist_ok=True)
         site = build_singlehtml(tmp, log)
         print(f"[pdf] single-page build in {time.monotonic() - t0:.0f} s; printing with {CHROMIUM}")
-        chapters = print_pdf(site, out, open_solutions=not args.student)
+        outline = print_pdf(site, out, open_solutions=not args.student)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     text = flat_text(pdf_text(out))
     missing = [t for t in chapter_titles() if flat_text(t) not in text]
     pages = pdf_pages(out)
     print(f"[pdf] {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}: {pages} pages, "
-          f"{chapters} sections in the contents, {out.stat().st_size / 1e6:.1f} MB, "
+          f"{len(outline)} entries in the contents, "
+          f"{sum(len(e['sections']) for e in outline) + len(outline)} bookmarks, {out.stat().st_size / 1e6:.1f} MB, "
           f"{time.monotonic() - t0:.0f} s")
     if missing:
         print(f"[pdf] chapter titles missing from the PDF text: {missing}", file=sys.stderr)
+        return 1
+    bad_fonts = fonts_not_embedded(out)
+    if bad_fonts:
+        print(f"[pdf] fonts not embedded: {bad_fonts}", file=sys.stderr)
         return 1
     return 0
 

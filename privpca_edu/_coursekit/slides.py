@@ -3,8 +3,9 @@
     python -m privpca_edu._coursekit.slides [--check] [NOTEBOOK ...]   (or scripts/slide_metadata.py)
 
 Sets ``metadata.slideshow.slide_type`` on every cell of ``notebooks/*.ipynb``, the field that
-nbconvert's reveal.js export (``scripts/build_slides.sh``) and JupyterLab's RISE extension
-(``jupyterlab-rise``, live in the notebook) both read:
+JupyterLab's RISE extension (``jupyterlab-rise``: a chapter presented live, Alt+R) reads.  (The
+lecture decks of ``scripts/build_slides.sh`` are written as slides in ``slides/*.md``; see
+:mod:`.decks`.)
 
 * the first cell (the ``#`` title) and every markdown cell that starts with a ``##`` or ``###``
   heading: ``slide`` — one slide per section; likewise a markdown cell that poses an
