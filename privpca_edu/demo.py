@@ -25,7 +25,7 @@ def run_demo(epsilon=0.5, delta=1e-5, n_samples=20_000, n_features=50, random_st
         scaling="unit", random_state=random_state,
     )
     estimators = [
-        ("PCA (non-private)", PCA(n_components=1)),
+        ("PCA (non-private)", PCA(n_components=1, center=False)),  # the same XᵀX/n as the others
         ("AnalyzeGauss", AnalyzeGauss(n_components=1, epsilon=epsilon, delta=delta, random_state=1)),
         ("ModSuLQ", ModSuLQ(n_components=1, epsilon=epsilon, delta=delta, random_state=2)),
         ("PPCA (exact sampler)", PPCA(n_components=1, epsilon=epsilon, sampler="exact", random_state=3)),

@@ -44,6 +44,7 @@ from ._validation import (
     check_option,
     check_positive,
     as_generator,
+    caller_stacklevel,
 )
 
 __all__ = [
@@ -260,9 +261,10 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="classic"):
         if epsilon >= 1:
             warnings.warn(
                 f"the classic Gaussian mechanism is proved only for epsilon < 1 (got {epsilon:g}); "
-                "use method='analytic' for a guarantee at this epsilon",
+                "pass calibration='analytic' (method='analytic' in privacy.gaussian_sigma) for a guarantee "
+                "at this epsilon",
                 PrivacyWarning,
-                stacklevel=2,
+                stacklevel=caller_stacklevel(),
             )
         return _finite_sigma(sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon, sensitivity, epsilon)
     return _analytic_sigma(sensitivity, epsilon, delta)
@@ -438,9 +440,9 @@ def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper
         if epsilon / T >= 1:
             warnings.warn(
                 f"per-step epsilon/T = {epsilon / T:g} >= 1: the classic Gaussian-mechanism proof "
-                "behind this calibration does not hold; use 'analytic_exact'",
+                "behind this calibration does not hold; use calibration='analytic_exact'",
                 PrivacyWarning,
-                stacklevel=2,
+                stacklevel=caller_stacklevel(),
             )
         const = 2.0 if method == "paper" else 1.25
         return _finite_sigma(sensitivity * T * math.sqrt(2 * math.log(const * T / delta)) / epsilon, sensitivity,
