@@ -23,7 +23,7 @@ from .estimators import (
 )
 from .subspace import subspace_distance
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402  (the one version source)
 
 __all__ = [
     "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "LocalGaussianPCA", "LocalSparsePCA",

@@ -92,7 +92,7 @@ def gaussian_mu_bound(epsilon, delta):
     gdp_delta(μ, ε) = δ.  An accountant uses it to price a Gaussian fit before its noise is drawn.
 
     >>> round(gaussian_mu_bound(1.0, 1e-5), 4)
-    0.2676
+    0.2681
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -162,6 +162,14 @@ class BudgetAccountant:
         if self.composition == "pld":
             _require_dp_accounting()
         self.history = []
+
+    # One ledger per budget: scikit-learn's clone (GridSearchCV, cross_validate) deep-copies an
+    # estimator's parameters, and a copied accountant would let every clone spend the full budget.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
     def __repr__(self):
         eps, dlt = self.total()
@@ -250,7 +258,7 @@ class BudgetAccountant:
         if not self._within(self.history + [entry]):
             eps, dlt = self.total()
             what = f"{label}: " if label else ""
-            cost = f"({entry.epsilon:g}, {entry.delta:g})" + (f", {entry.mu:.4g}-GDP" if entry.mu is not None else "")
+            cost = f"({entry.epsilon:g}, {entry.delta:g})" + (f", {entry.mu:.4g}-GDP" if entry.mu is not None and self.composition in ("gdp", "pld") else "")
             raise BudgetExceededError(
                 f"{what}a release of {cost} would exceed the privacy budget (epsilon={self.epsilon:g}, "
                 f"delta={self.delta:g}; {self.composition} composition): {len(self.history)} release(s) already spent "

@@ -57,8 +57,8 @@ def _fmt(value, spec):
     return format(value, spec)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m privpca_edu.demo", description=__doc__.split("\n")[0])
+def main(argv=None, prog="python -m privpca_edu.demo"):
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--epsilon", type=float, default=0.5)
     parser.add_argument("--delta", type=float, default=1e-5)
     parser.add_argument("--seed", type=int, default=0, help="seed of the data (estimator seeds are fixed)")
