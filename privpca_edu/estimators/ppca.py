@@ -35,8 +35,8 @@ class PPCA(PrivateEstimator):
     n_iter : int, default 1000
         Gibbs sweeps (Chaudhuri et al.'s choice); ignored by ``"exact"``.  Each sweep costs
         about k log₂ k rank-one eigenvalue updates of size d, O(d²) each (after one d×d
-        eigendecomposition); when the estimated run time exceeds a minute (d ≳ 1400 with the
-        defaults k = 2, n_iter = 1000) ``fit`` warns before sampling, naming the cheaper options.
+        eigendecomposition); when the estimated run time exceeds a minute (d ≳ 1400 with
+        k = 2, n_iter = 1000) ``fit`` warns before sampling, naming the cheaper options.
         The cost of each draw is bounded whatever ε (see :func:`~privpca_edu.estimators._bingham.draw_theta`).
     random_state : None, int or Generator
 
