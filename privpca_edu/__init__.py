@@ -4,7 +4,7 @@ Public names follow the project's API contract: the estimators, ``subspace_dista
 submodules ``datasets``, ``privacy``, ``subspace``, ``audit``, ``bounds`` and ``widgets``.
 """
 
-from . import bounds, datasets, privacy, subspace
+from . import accounting, bounds, datasets, privacy, subspace
 from ._validation import PrivacyWarning
 from .estimators import (
     DPSPCA,
@@ -23,12 +23,12 @@ from .estimators import (
 )
 from .subspace import subspace_distance
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402  (the one version source)
 
 __all__ = [
     "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "LocalGaussianPCA", "LocalSparsePCA",
     "KendallDPPCA", "SGPCA", "NSGGD", "PrivateLocalPCA", "PrivacyRecord",
-    "PrivacyWarning", "subspace_distance", "datasets", "privacy", "subspace", "bounds", "audit", "protocol", "__version__",
+    "PrivacyWarning", "subspace_distance", "accounting", "datasets", "privacy", "subspace", "bounds", "audit", "protocol", "__version__",
 ]
 
 from . import audit, protocol  # noqa: E402  (they build on the estimators; phe is imported lazily)

@@ -15,6 +15,8 @@ import contextlib
 import contextvars
 import math
 import numbers
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -37,6 +39,7 @@ __all__ = [
     "single_threaded_blas",
     "diagnostics",
     "diagnostics_enabled",
+    "caller_stacklevel",
 ]
 
 
@@ -387,3 +390,31 @@ def single_threaded_blas():
         _BLAS_CONTROLLER.append(ThreadpoolController())
     with _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas"):
         yield
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _library_dirs():
+    dirs = [_PACKAGE_DIR]
+    sk = sys.modules.get("sklearn")
+    if sk is not None and getattr(sk, "__file__", None):
+        dirs.append(os.path.dirname(os.path.abspath(sk.__file__)) + os.sep)
+    return tuple(dirs)
+
+
+def caller_stacklevel():
+    """``stacklevel`` for :func:`warnings.warn` that points at the user's line.
+
+    Called by the function about to warn: counts the frames of this package (and of
+    scikit-learn, whose ``fit_transform``, ``Pipeline`` or ``GridSearchCV`` may sit in between)
+    up to the first frame outside them, so a warning names the line that called ``fit``, however
+    deep in the package it was raised.
+    """
+    dirs = _library_dirs()
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(dirs):
+        frame = frame.f_back
+        level += 1
+    return level

@@ -25,7 +25,7 @@ def run_demo(epsilon=0.5, delta=1e-5, n_samples=20_000, n_features=50, random_st
         scaling="unit", random_state=random_state,
     )
     estimators = [
-        ("PCA (non-private)", PCA(n_components=1)),
+        ("PCA (non-private)", PCA(n_components=1, center=False)),  # the same XᵀX/n as the others
         ("AnalyzeGauss", AnalyzeGauss(n_components=1, epsilon=epsilon, delta=delta, random_state=1)),
         ("ModSuLQ", ModSuLQ(n_components=1, epsilon=epsilon, delta=delta, random_state=2)),
         ("PPCA (exact sampler)", PPCA(n_components=1, epsilon=epsilon, sampler="exact", random_state=3)),
@@ -57,8 +57,8 @@ def _fmt(value, spec):
     return format(value, spec)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m privpca_edu.demo", description=__doc__.split("\n")[0])
+def main(argv=None, prog="python -m privpca_edu.demo"):
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("--epsilon", type=float, default=0.5)
     parser.add_argument("--delta", type=float, default=1e-5)
     parser.add_argument("--seed", type=int, default=0, help="seed of the data (estimator seeds are fixed)")

@@ -46,6 +46,7 @@ from ._validation import (
     as_generator,
     diagnostics,
     diagnostics_enabled,
+    caller_stacklevel,
 )
 
 __all__ = [
@@ -275,9 +276,10 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="classic"):
         if epsilon >= 1:
             warnings.warn(
                 f"the classic Gaussian mechanism is proved only for epsilon < 1 (got {epsilon:g}); "
-                "use method='analytic' for a guarantee at this epsilon",
+                "pass calibration='analytic' (method='analytic' in privacy.gaussian_sigma) for a guarantee "
+                "at this epsilon",
                 PrivacyWarning,
-                stacklevel=2,
+                stacklevel=caller_stacklevel(),
             )
         return _finite_sigma(sensitivity * math.sqrt(2 * (math.log(1.25) - math.log(delta))) / epsilon, sensitivity,
                            epsilon)
@@ -466,9 +468,9 @@ def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper
         if epsilon / T >= 1:
             warnings.warn(
                 f"per-step epsilon/T = {epsilon / T:g} >= 1: the classic Gaussian-mechanism proof "
-                "behind this calibration does not hold; use 'analytic_exact'",
+                "behind this calibration does not hold; use calibration='analytic_exact'",
                 PrivacyWarning,
-                stacklevel=2,
+                stacklevel=caller_stacklevel(),
             )
         const = 2.0 if method == "paper" else 1.25
         return _finite_sigma(sensitivity * T * math.sqrt(2 * (math.log(const * T) - math.log(delta))) / epsilon, sensitivity,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Create or refresh the project's environment: .venv at the repository root with the package
-# (editable, all extras) and requirements.txt, plus Debian's Chromium for the browser tests
-# and poppler-utils (pdftotext) for the PDF test.
+# (editable, all extras) and requirements.txt, plus, from Debian when run as root, npm (the
+# book's vendored JavaScript), Chromium for the browser tests and poppler-utils (pdftotext) for
+# the PDF test; without root, one line names what is missing.
 #
 # Idempotent and cheap to re-run: pip runs only when pyproject.toml or requirements.txt changed
 # since the last successful install (a hash is kept in .venv/.setup_env.stamp), and apt runs
-# only when /usr/bin/chromium or /usr/bin/pdftotext is missing.  Never runs `playwright install` (it downloads a
+# only when npm, /usr/bin/chromium or pdftotext is missing.  Never runs `playwright install` (it downloads a
 # browser build, which this network does not allow): the tests use /usr/bin/chromium.
 #
 # Environment:
@@ -20,7 +21,7 @@ VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 STAMP="$VENV/.setup_env.stamp"
 PYTHON="${PYTHON:-python3}"
-EXTRAS="test,book,browser,crypto,course,scale"
+EXTRAS="test,book,browser,crypto,course,scale,accounting,release"
 
 log() { printf '[setup_env] %s\n' "$*"; }
 now() { date +%s; }
@@ -37,33 +38,35 @@ if command -v flock >/dev/null 2>&1; then
     fi
 fi
 
-# --- 1. Debian packages for the browser tests and the PDF ----------------------------------
-# chromium (+ driver, fonts): the browser tests and scripts/build_pdf.sh, which prints the book
-# with it; poppler-utils: pdftotext/pdfinfo, with which the PDF test reads the result.
-DEB_PACKAGES="chromium chromium-driver fonts-liberation poppler-utils"
-if [ -x /usr/bin/chromium ] && [ -x /usr/bin/pdftotext ]; then
-    log "chromium: present (Debian package $(dpkg-query -W -f='${Version}' chromium 2>/dev/null || echo '?')); poppler-utils: present"
-elif [ -n "${SETUP_ENV_NO_APT:-}" ]; then
-    log "chromium or pdftotext missing, SETUP_ENV_NO_APT set: not installing; browser and PDF tests cannot run"
-elif [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-    log "chromium or pdftotext is missing and this is not root with apt-get."
-    log "          Browser and PDF tests cannot run until someone installs them:"
-    log "          sudo apt-get update && sudo apt-get install -y $DEB_PACKAGES"
+# --- 1. Debian packages: npm for the book, Chromium and poppler for the tests and the PDF ----
+# npm (Node.js): scripts/fetch_vendor.sh fetches the book's JavaScript with it (build_book.sh,
+# live_book.sh); chromium (+ driver, fonts): the browser tests and scripts/build_pdf.sh;
+# poppler-utils: pdftotext/pdfinfo, with which the PDF test reads the result.  Only what is
+# missing is installed, and only as root with apt-get; otherwise one line says what is missing
+# and what needs it, and the rest of the set-up goes on (building the book needs no Chromium).
+missing=()
+need_pkgs=()
+command -v npm >/dev/null 2>&1 || { missing+=("npm (the book's JavaScript: build_book.sh)"); need_pkgs+=(nodejs npm); }
+[ -x /usr/bin/chromium ] || { missing+=("chromium (browser tests, PDF)"); need_pkgs+=(chromium chromium-driver fonts-liberation); }
+command -v pdftotext >/dev/null 2>&1 || { missing+=("pdftotext (PDF test)"); need_pkgs+=(poppler-utils); }
+missing_line() { local IFS=';'; printf '%s' "${missing[*]}" | sed 's/;/; /g'; }
+if [ ${#missing[@]} -eq 0 ]; then
+    log "npm $(npm --version 2>/dev/null || echo '?'), chromium $(dpkg-query -W -f='${Version}' chromium 2>/dev/null || echo '?'), pdftotext: present"
+elif [ -n "${SETUP_ENV_NO_APT:-}" ] || [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    log "missing: $(missing_line) -- install as root: apt-get install -y ${need_pkgs[*]}"
 else
-    log "installing Debian packages $DEB_PACKAGES"
+    log "installing Debian packages ${need_pkgs[*]}"
     t0=$(now)
     export DEBIAN_FRONTEND=noninteractive
-    # shellcheck disable=SC2086
     if apt-get -o DPkg::Lock::Timeout=300 update -qq \
-        && apt-get -o DPkg::Lock::Timeout=300 install -y -qq $DEB_PACKAGES >/dev/null; then
-        log "chromium: installed $(dpkg-query -W -f='${Version}' chromium 2>/dev/null) in $(( $(now) - t0 )) s"
+        && apt-get -o DPkg::Lock::Timeout=300 install -y -qq "${need_pkgs[@]}" >/dev/null; then
+        log "installed ${need_pkgs[*]} in $(( $(now) - t0 )) s"
     else
-        log "apt-get failed"
+        log "apt-get failed; missing: $(missing_line)"
         if [ "${CI:-}" = "true" ]; then
-            log "CI=true: failing, since the browser tests need it"
+            log "CI=true: failing, since the tests need them"
             exit 1
         fi
-        log "continuing without it: browser and PDF tests cannot run"
     fi
 fi
 
@@ -125,7 +128,7 @@ fi
 import importlib.metadata as md
 names = ["numpy", "scipy", "matplotlib", "scikit-learn", "ipywidgets", "jupyterlab", "jupyter-book", "pytest",
          "hypothesis", "nbmake", "phe", "gmpy2", "playwright", "nbgrader", "jupyterlab-rise", "joblib", "tqdm",
-         "dask", "distributed"]
+         "dask", "distributed", "dp-accounting", "build", "twine"]
 vers = []
 for name in names:
     try:

@@ -149,3 +149,30 @@ def test_solutions_numbers(text):
            f"$({e0a:.3f},\\ 10^{{-7}})$-DP", f"= {lhs:.3f}$ is below $2 - e^{{{e0a:.3f}}} = {rhs:.3f}$",
            f"gives {advanced:.2f} against {basic:.2f}")
     assert 7.5 <= basic / exact < 8  # "almost eight times"
+
+
+def test_session_budget_numbers(text):
+    # the accountant section: releases admitted under each composition, recomputed as the chapter does
+    from privpca_edu.accounting import BudgetAccountant, BudgetExceededError
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((500, 5)) * [1.0, 0.5, 0.3, 0.2, 0.1]
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    admitted, spent = {}, {}
+    for composition in ("basic", "advanced", "gdp"):
+        budget = BudgetAccountant(epsilon=1.0, delta=1e-5, composition=composition)
+        with pytest.raises(BudgetExceededError):
+            for seed in range(100):
+                pp.AnalyzeGauss(2, epsilon=0.25, delta=2.5e-6, calibration="analytic", random_state=seed,
+                                accountant=budget).fit(X)
+        admitted[composition], spent[composition] = len(budget.history), budget.total()[0]
+    assert admitted["basic"] == admitted["advanced"] == 4
+    # the exact count: the largest k with √k μ₀ still (1, 1e-5)-DP
+    mu0 = 1.0 / privacy.gaussian_sigma(1.0, 0.25, 2.5e-6, method="analytic")
+    k = max(k for k in range(1, 100) if privacy.gdp_delta(math.sqrt(k) * mu0, 1.0) <= 1e-5)
+    assert admitted["gdp"] == k
+    quoted(text, f"Basic composition stops after {admitted['basic']} releases",
+           f"advanced composition after {admitted['advanced']}",
+           f"The exact accounting admits {k} releases",
+           f"spend ε = {spent['gdp']:.3f} at δ = 10⁻⁵: {k} Gaussian releases at μ₀ each are one release\nat √{k}·μ₀",
+           f"admitted {k} releases where basic composition admitted {admitted['basic']}")

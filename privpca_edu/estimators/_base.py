@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils._param_validation import Interval, StrOptions  # noqa: F401  (StrOptions: used by subclasses)
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions  # noqa: F401  (StrOptions: subclasses)
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (
@@ -107,6 +109,8 @@ POSITIVE = [_real()]
 NONNEGATIVE = [_real(closed="left")]
 POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
 BOOLEAN = ["boolean"]
+#: ``accountant=``: None or a :class:`privpca_edu.accounting.BudgetAccountant` (anything with its two methods)
+ACCOUNTANT = [None, HasMethods(["check_estimator", "spend_record"])]
 
 
 _IMMUTABLE = (bool, int, float, str, type(None), np.integer, np.floating, np.bool_)
@@ -228,6 +232,55 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                              f"is expecting {k} (n_components_)")
         return Z @ self.components_ + getattr(self, "mean_", 0.0)
 
+    #: True for estimators whose fit keeps a spectrum (``explained_variance_``, ``noise_variance_``):
+    #: they have :meth:`score` as scikit-learn's PCA, so ``GridSearchCV`` needs no scorer.
+    _has_spectrum = False
+
+    def _spectrum_from(self, matrix, values):
+        """``explained_variance_ratio_`` and ``noise_variance_`` from the decomposed (released) matrix.
+
+        Post-processing only: the trace of the matrix whose top eigenvalues are ``values``.
+        """
+        trace = float(np.trace(matrix))
+        d, k = matrix.shape[0], len(values)
+        self.explained_variance_ratio_ = values / trace if trace > 0 else np.zeros_like(values)
+        self.noise_variance_ = float((trace - values.sum()) / (d - k)) if d > k else 0.0
+
+    @available_if(lambda self: self._has_spectrum)
+    def get_covariance(self):
+        r"""The model covariance :math:`C^\top \mathrm{diag}(\lambda - \sigma^2) C + \sigma^2 I` (probabilistic PCA).
+
+        As :meth:`sklearn.decomposition.PCA.get_covariance`, from ``components_`` C,
+        ``explained_variance_`` λ and ``noise_variance_`` σ² (each λ − σ² floored at 0, and σ² at
+        a tiny positive number: a noisy release can make them negative).
+        """
+        check_is_fitted(self)
+        C = self.components_
+        values = np.asarray(self.explained_variance_, dtype=float)
+        scale = max(float(np.max(np.abs(values), initial=0.0)), np.finfo(float).tiny)
+        s2 = max(float(self.noise_variance_), scale * 1e-12)
+        return (C.T * np.maximum(values - s2, 0.0)) @ C + s2 * np.eye(C.shape[1])
+
+    @available_if(lambda self: self._has_spectrum)
+    def score_samples(self, X):
+        """Log-likelihood of each row under the fitted probabilistic PCA model (as scikit-learn's PCA).
+
+        Reads X: scoring private data this way (cross-validation) is not itself private.
+        """
+        X = self._check_transform_input(X)
+        Xr = X - getattr(self, "mean_", 0.0)
+        cov = self.get_covariance()
+        chol = np.linalg.cholesky(cov)
+        z = np.linalg.solve(chol, Xr.T)
+        logdet = 2.0 * np.log(np.diag(chol)).sum()
+        d = X.shape[1]
+        return -0.5 * (np.sum(z * z, axis=0) + d * np.log(2 * np.pi) + logdet)
+
+    @available_if(lambda self: self._has_spectrum)
+    def score(self, X, y=None):
+        """Average log-likelihood of the rows of X (scikit-learn's ``PCA.score``): ``GridSearchCV`` uses it."""
+        return float(np.mean(self.score_samples(X)))
+
     def _set_components(self, basis):
         """Store a (d, k) orthonormal basis as sklearn-style ``components_`` (k, d)."""
         self.components_ = np.ascontiguousarray(basis.T)
@@ -235,16 +288,60 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.n_features_in_ = basis.shape[0]
 
 
+def _accounted(fit):
+    """Wrap a releasing method (``fit``) so that ``accountant=`` is asked first and charged after.
+
+    Before ``fit`` runs (so before any noise is drawn), the parameters are validated and the
+    accountant refuses, with :class:`~privpca_edu.accounting.BudgetExceededError`, a release that
+    would exceed its budget; after it, the accountant is charged the record ``privacy_``.  Nested
+    calls (a subclass's ``fit`` calling ``super().fit``) are charged once.
+    """
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        accountant = getattr(self, "accountant", None)
+        if accountant is None or getattr(self, "_accounting_active", False):
+            return fit(self, *args, **kwargs)
+        self._validate_params()
+        accountant.check_estimator(self)
+        self._accounting_active = True
+        try:
+            out = fit(self, *args, **kwargs)
+        finally:
+            self._accounting_active = False
+        accountant.spend_record(self.privacy_, label=type(self).__name__)
+        return out
+
+    wrapper._accounted = True
+    return wrapper
+
+
 class PrivateEstimator(PCABase):
-    """Validation shared by every private estimator (ε, δ, data_norm, k, X, clipping)."""
+    """Validation shared by every private estimator (ε, δ, data_norm, k, X, clipping), and the accountant.
+
+    ``accountant=`` (every private estimator has it): a
+    :class:`~privpca_edu.accounting.BudgetAccountant` that each ``fit`` (and
+    ``fit_second_moment``) asks before drawing any noise and charges with ``privacy_`` after;
+    subclasses only list the parameter (the wrapping is done here, in ``__init_subclass__``).
+    """
 
     privacy_model = "central"
     neighbouring = "replace-one"
     requires_delta = True
+    #: True when all the noise is Gaussian (its releases are listed in the record): an accountant
+    #: then prices a planned (ε, δ) fit as a Gaussian-DP release (exact under "gdp" composition).
+    gaussian_noise = True
     _parameter_constraints: dict = {
         **PCABase._parameter_constraints, "epsilon": EPSILON, "delta": DELTA, "data_norm": DATA_NORM,
-        "random_state": RANDOM_STATE,
+        "random_state": RANDOM_STATE, "accountant": ACCOUNTANT,
     }
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("fit", "fit_second_moment"):
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_accounted", False):
+                setattr(cls, name, _accounted(method))
 
     def _validate_privacy(self):
         epsilon = check_epsilon(self.epsilon)

@@ -27,7 +27,7 @@ import numpy as np
 from scipy import linalg, optimize
 from scipy.linalg import lapack
 
-from .._validation import check_int, as_generator, check_symmetric, single_threaded_blas
+from .._validation import caller_stacklevel, check_int, as_generator, check_symmetric, single_threaded_blas
 from . import _compression
 
 
@@ -494,7 +494,7 @@ def bingham_gibbs(A, n_components, n_sweeps, random_state=None, *, V0=None, call
         warnings.warn(
             f"Hoff's Gibbs sampler with {n_sweeps} sweeps at d={d}, k={k} needs about "
             f"{_fmt_seconds(estimate)} on one core ({work}); {cheaper}fewer sweeps (n_iter) would be "
-            "cheaper", UserWarning, stacklevel=2)
+            "cheaper", UserWarning, stacklevel=caller_stacklevel())
     if V0 is None:
         Z = rng.standard_normal((d, k))
         V, _ = np.linalg.qr(Z)

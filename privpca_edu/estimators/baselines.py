@@ -11,21 +11,26 @@ from ._power import initial_basis, truncated_orthogonal_iteration
 
 
 class PCA(PCABase):
-    """Non-private PCA: top-k eigenvectors of the second-moment (or covariance) matrix.
+    """Non-private PCA: top-k eigenvectors of the covariance (or the second-moment) matrix.
 
     Parameters
     ----------
     n_components : int
         k, 1 ≤ k ≤ d.
-    center : bool, default False
-        ``False`` uses :math:`\\hat\\Sigma = X^\\top X / n` (uncentred, what every private
-        mechanism here works with); ``True`` subtracts the sample mean first (ordinary PCA).
+    center : bool, default True
+        ``True`` (as :class:`sklearn.decomposition.PCA`): subtract the sample mean and decompose
+        the sample covariance :math:`(X - \\bar x)^\\top (X - \\bar x)/(n - 1)`; components,
+        ``explained_variance_``, ``explained_variance_ratio_``, ``noise_variance_`` and
+        :meth:`score` agree with scikit-learn's.  ``False``: decompose the uncentred second moment
+        :math:`X^\\top X / n`, what every private mechanism here works with (pass it when
+        comparing with them: they release no mean, which would cost privacy).
 
     Attributes
     ----------
     components_ : (k, d) orthonormal rows.
     explained_variance_ : (k,) the top eigenvalues.
     explained_variance_ratio_ : (k,) eigenvalues over the trace.
+    noise_variance_ : float   the mean of the other d − k eigenvalues (probabilistic PCA, as scikit-learn).
     second_moment_ : (d, d) the matrix that was decomposed.
     mean_ : (d,) or 0.0
 
@@ -38,8 +43,9 @@ class PCA(PCABase):
     """
 
     _parameter_constraints: dict = {**PCABase._parameter_constraints, "center": BOOLEAN}
+    _has_spectrum = True
 
-    def __init__(self, n_components=2, *, center=False):
+    def __init__(self, n_components=2, *, center=True):
         self.n_components = n_components
         self.center = center
 
@@ -52,18 +58,21 @@ class PCA(PCABase):
         else:
             self.mean_ = 0.0
         n = X.shape[0]
+        denominator = max(n - 1, 1) if self.center else n  # scikit-learn's sample covariance when centred
         # Work on X/c, c ≈ max|x_ij| (a power of two: exact), so XᵀX/n neither overflows (entries
         # beyond ~1e154) nor underflows; eigenvectors do not depend on c, eigenvalues scale by c².
         # (Centring at most doubles max|x_ij|, so c still keeps everything finite.)
         if c != 1.0:
             X /= c  # not X *= 1/c: 1/c overflows for subnormal data (X·1e-310 gave no components)
-        A = X.T @ X / n
+        A = X.T @ X / denominator
         values, basis = top_eigenvectors(A, k)
         trace = np.trace(A)
         self.explained_variance_ratio_ = values / trace if trace > 0 else np.zeros_like(values)
+        rest = (trace - values.sum()) / (A.shape[0] - k) if A.shape[0] > k else 0.0
         with np.errstate(over="ignore"):  # c² · λ may be beyond float64: then inf is the true value
             self.second_moment_ = A * (c * c) if c != 1.0 else A
             self.explained_variance_ = values * (c * c) if c != 1.0 else values
+            self.noise_variance_ = float(max(rest, 0.0) * (c * c))
         self.n_samples_ = n
         self._set_components(basis)
         return self

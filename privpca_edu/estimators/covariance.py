@@ -34,6 +34,7 @@ class NoisyMatrixMechanism(PrivateEstimator):
 
     noise_convention = "upper_iid"
     mechanism_name = ""
+    _has_spectrum = True
 
     def _statistic(self, X):
         return X.T @ X / X.shape[0]
@@ -88,7 +89,8 @@ class NoisyMatrixMechanism(PrivateEstimator):
         self.sensitivity_ = sens
         values, basis = top_eigenvectors(released, k)
         self.explained_variance_ = values
-        self._unscale("released_matrix_", "explained_variance_")
+        self._spectrum_from(released, values)  # explained_variance_ratio_, noise_variance_: post-processing
+        self._unscale("released_matrix_", "explained_variance_", "noise_variance_")
         self._set_components(basis)
         self._record(
             epsilon=epsilon, delta=delta, data_norm=data_norm, mechanism=self.mechanism_name,
@@ -107,8 +109,9 @@ class AnalyzeGauss(NoisyMatrixMechanism):
     Parameters
     ----------
     n_components : int
-    epsilon : float, default 1.0
+    epsilon : float, default 0.5
         ε > 0 (``numpy.inf``: no noise).
+        Default below 1, where the classic Gaussian calibration is proved (no warning).
     delta : float, default 1e-5
         δ in (0, 1).
     data_norm : float, default 1.0
@@ -154,14 +157,15 @@ class AnalyzeGauss(NoisyMatrixMechanism):
         **PrivateEstimator._parameter_constraints, "calibration": [StrOptions({"classic", "analytic"})],
     }
 
-    def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0,
-                 calibration="classic", random_state=None):
+    def __init__(self, n_components=2, *, epsilon=0.5, delta=1e-5, data_norm=1.0,
+                 calibration="classic", random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
         self.calibration = calibration
         self.random_state = random_state
+        self.accountant = accountant
 
     def _noise_scale(self, sensitivity, n, d, epsilon, delta, data_norm):
         check_option(self.calibration, "calibration", ("classic", "analytic"))
@@ -191,12 +195,13 @@ class ModSuLQ(NoisyMatrixMechanism):
 
     mechanism_name = "MOD-SuLQ: Gaussian noise on X^T X / n"
 
-    def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0, random_state=None):
+    def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0, random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
         self.data_norm = data_norm
         self.random_state = random_state
+        self.accountant = accountant
 
     def _noise_scale(self, sensitivity, n, d, epsilon, delta, data_norm):
         return mod_sulq_noise_scale(d, n, epsilon, delta, data_norm=data_norm)

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .._validation import (
+    caller_stacklevel,
     PrivacyWarning,
     check_data,
     check_int,
@@ -194,9 +195,9 @@ class DPSPCA(PrivateEstimator):
         "record_messages": BOOLEAN,
     }
 
-    def __init__(self, n_components=2, *, epsilon=1.0, delta=0.1, sparsity=None, n_iter=10, data_norm=1.0,
+    def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, sparsity=None, n_iter=10, data_norm=1.0,
                  calibration="paper", noise="independent", init="random", threshold_init=None,
-                 record_messages=False, random_state=None):
+                 record_messages=False, random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
@@ -209,6 +210,7 @@ class DPSPCA(PrivateEstimator):
         self.threshold_init = threshold_init
         self.record_messages = record_messages
         self.random_state = random_state
+        self.accountant = accountant
 
     def fit(self, X, y=None):
         """Fit on one array (N = 1) or a list of per-provider 2-D numpy arrays (sizes may differ)."""
@@ -262,7 +264,7 @@ class DPSPCA(PrivateEstimator):
             warnings.warn(
                 "noise='shared' with more than one provider is not private: the server cancels the common "
                 "noise by subtracting two providers' messages; use noise='independent'",
-                PrivacyWarning, stacklevel=2)
+                PrivacyWarning, stacklevel=caller_stacklevel())
         if delta > 1.0 / n and not math.isinf(epsilon):
             notes.append(f"delta={delta:g} > 1/n={1 / n:.2g}: a weak guarantee (a mechanism may then reveal a "
                          "record outright)")

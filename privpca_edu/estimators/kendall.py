@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from .._validation import (
+    caller_stacklevel,
     PrivacyWarning,
     check_data,
     check_delta,
@@ -43,6 +44,7 @@ from ..privacy import (  # the calibrations live in privpca_edu.privacy; re-expo
     resolve_transform,
 )
 from ._base import (
+    ACCOUNTANT,
     DATA_NORM,
     DELTA,
     EPSILON,
@@ -324,7 +326,7 @@ def _warn_if_slow(n_total, n, d):
         f"the Kendall's τ matrix visits all n(n−1)/2 pairs of rows: with n = {n_total:,}{distinct} and "
         f"d = {d} that is about {when} on one core (time grows like n²d); a random subsample of m rows "
         "costs (m/n)² of that",
-        UserWarning, stacklevel=3)
+        UserWarning, stacklevel=caller_stacklevel())
 
 
 def _handle_near_duplicates(W, X, sq, start, kind, r, near_acc, counts=None):
@@ -416,8 +418,9 @@ class KendallDPPCA(NoisyMatrixMechanism):
     Parameters
     ----------
     n_components : int, default 2
-    epsilon : float, default 1.0
+    epsilon : float, default 0.5
         ε > 0 (``numpy.inf``: no noise).
+        Default below 1, where the classic Gaussian calibration is proved (no warning).
     delta : float, default 1e-5
         δ in (0, 1).
     transform_kind : {"spherical", "winsorized"}, default "spherical"
@@ -503,12 +506,12 @@ class KendallDPPCA(NoisyMatrixMechanism):
         "transform_kind": [StrOptions(set(TRANSFORM_KINDS))], "radius": [None, *DATA_NORM],
         "sensitivity": [StrOptions(set(KENDALL_SENSITIVITIES))], "calibration": [StrOptions({"classic", "analytic"})],
         "pair_scale": [StrOptions({"none", "sqrt2"})], "block_size": [None, *POSITIVE_INT],
-        "random_state": RANDOM_STATE,
+        "random_state": RANDOM_STATE, "accountant": ACCOUNTANT,
     }
 
-    def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, transform_kind="spherical", radius=None,
+    def __init__(self, n_components=2, *, epsilon=0.5, delta=1e-5, transform_kind="spherical", radius=None,
                  sensitivity="paper", calibration="classic", pair_scale="none", block_size=None,
-                 random_state=None):
+                 random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
@@ -519,6 +522,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
         self.pair_scale = pair_scale
         self.block_size = block_size
         self.random_state = random_state
+        self.accountant = accountant
 
     # -- NoisyMatrixMechanism hooks ------------------------------------------------------------
     def _prepare(self, X, *, fitting=False, min_samples=2):
@@ -577,7 +581,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
                 "sensitivity='legacy' uses Δ = 2‖g‖²/n (half the paper's σ, as the R package dppca did "
                 "before its fix); the replace-one sensitivity is 2√2‖g‖²/n, so this is NOT (ε, δ)-DP",
                 PrivacyWarning,
-                stacklevel=2,
+                stacklevel=caller_stacklevel(),
             )
         super().fit(X)
         if self.sensitivity == "legacy" and not math.isinf(self.privacy_.epsilon):

@@ -36,6 +36,7 @@ import numpy as np
 from scipy.optimize import OptimizeResult
 
 from .._validation import (
+    caller_stacklevel,
     PrivacyWarning,
     check_data,
     check_data_norm,
@@ -132,8 +133,9 @@ class LocalGaussianPCA(PrivateEstimator):
     ----------
     n_components : int
         k, 1 ≤ k ≤ d.
-    epsilon : float, default 1.0
+    epsilon : float, default 0.5
         ε > 0 of each user's report (``numpy.inf``: no noise).
+        Default below 1, where the classic Gaussian calibration is proved (no warning).
     delta : float, default 1e-5
         δ in (0, 1) of each user's report.
     data_norm : float, default 1.0
@@ -217,8 +219,8 @@ class LocalGaussianPCA(PrivateEstimator):
         "sensitivity": [None, *POSITIVE], "per_user": BOOLEAN,
     }
 
-    def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0, calibration="replacement",
-                 sensitivity=None, per_user=False, random_state=None):
+    def __init__(self, n_components=2, *, epsilon=0.5, delta=1e-5, data_norm=1.0, calibration="replacement",
+                 sensitivity=None, per_user=False, random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
@@ -227,6 +229,7 @@ class LocalGaussianPCA(PrivateEstimator):
         self.sensitivity = sensitivity
         self.per_user = per_user
         self.random_state = random_state
+        self.accountant = accountant
 
     # ------------------------------------------------------------------ calibration
     def _calibrate(self, warn=True):
@@ -234,7 +237,7 @@ class LocalGaussianPCA(PrivateEstimator):
         check_option(self.calibration, "calibration", tuple(LOCAL_CALIBRATIONS))
         cal = local_noise_scale(epsilon, delta, data_norm, self.calibration, self.sensitivity)
         if warn and (not cal["is_private"] or cal["under_calibrated"]) and not math.isinf(epsilon):
-            warnings.warn(cal["note"], PrivacyWarning, stacklevel=3)
+            warnings.warn(cal["note"], PrivacyWarning, stacklevel=caller_stacklevel())
         return epsilon, delta, data_norm, cal
 
     def noise_calibration(self, warn=True):
@@ -529,7 +532,7 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
             f"ADMM stopped at max_iter={max_iter} before its stopping rule held (last primal residual "
             f"{primal[-1]:.3g}, dual {dual[-1]:.3g}, target {math.sqrt(threshold):.3g}); raise max_iter or tol",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     objective = float(np.sum(S * Y) - lam * np.sum(np.abs(Y)))
     return ADMMResult(Y=Y, X=X, n_iter=it, converged=converged, primal_residuals=np.array(primal),
@@ -570,7 +573,7 @@ def _warn_if_slow(d, max_iter):
             f"LocalSparsePCA at d = {d}: each ADMM iteration is a full {d}×{d} eigendecomposition (about "
             f"{per_iter:.2g} s here), so up to max_iter = {max_iter} iterations may take about {_fmt_seconds(worst)}; "
             "lower max_iter, raise tol, or reduce d",
-            SlowFitWarning, stacklevel=4)
+            SlowFitWarning, stacklevel=caller_stacklevel())
 
 
 class LocalSparsePCA(LocalGaussianPCA):
@@ -631,11 +634,12 @@ class LocalSparsePCA(LocalGaussianPCA):
         "rho": [None, *POSITIVE], "adaptive_rho": BOOLEAN, "tol": POSITIVE, "max_iter": POSITIVE_INT,
     }
 
-    def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0, calibration="replacement",
+    def __init__(self, n_components=2, *, epsilon=0.5, delta=1e-5, data_norm=1.0, calibration="replacement",
                  sensitivity=None, lam=None, lam_scale=1.0, rho=None, adaptive_rho=False, tol=1e-4,
-                 max_iter=1000, per_user=False, random_state=None):
+                 max_iter=1000, per_user=False, random_state=None, accountant=None):
         super().__init__(n_components, epsilon=epsilon, delta=delta, data_norm=data_norm, calibration=calibration,
-                         sensitivity=sensitivity, per_user=per_user, random_state=random_state)
+                         sensitivity=sensitivity, per_user=per_user, random_state=random_state,
+                         accountant=accountant)
         self.lam = lam
         self.lam_scale = lam_scale
         self.rho = rho

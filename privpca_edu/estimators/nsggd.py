@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 
 from .._validation import (
+    caller_stacklevel,
     PrivacyWarning,
     check_int,
     check_n_components,
@@ -177,7 +178,7 @@ class NSGGD(PrivateEstimator):
     }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, data_norm=1.0, n_iter=50, batch_size=None,
-                 step_size=1.0, step_rule="constant", init="haar", paper_normalization=False, random_state=None):
+                 step_size=1.0, step_rule="constant", init="haar", paper_normalization=False, random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
@@ -189,6 +190,7 @@ class NSGGD(PrivateEstimator):
         self.init = init
         self.paper_normalization = paper_normalization
         self.random_state = random_state
+        self.accountant = accountant
 
     def fit(self, X, y=None):
         """Run T noisy geodesic gradient steps from a data-independent start."""
@@ -212,7 +214,7 @@ class NSGGD(PrivateEstimator):
         if self.paper_normalization:
             warnings.warn("paper_normalization=True centres at the sample mean and divides by the largest row "
                           "norm: both use the private data, so the result is NOT differentially private",
-                          PrivacyWarning, stacklevel=2)
+                          PrivacyWarning, stacklevel=caller_stacklevel())
             X -= X.mean(axis=0)
             top = _largest_row_norm(X)
             if top > 0:

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import check_int, check_option, as_generator
 from ..subspace import fix_signs, top_eigenvectors
-from ._base import DATA_NORM, EPSILON, N_COMPONENTS, POSITIVE_INT, RANDOM_STATE, PrivateEstimator, StrOptions
+from ._base import ACCOUNTANT, DATA_NORM, EPSILON, N_COMPONENTS, POSITIVE_INT, RANDOM_STATE, PrivateEstimator, StrOptions
 from ._bingham import bingham_gibbs, kgm_log_ratio, sample_bingham_exact
 
 
@@ -20,20 +20,23 @@ class PPCA(PrivateEstimator):
 
     Parameters
     ----------
-    n_components : int
+    n_components : int, default 1
+        With the default ``sampler="auto"``, k = 1 draws exactly (ε-DP as proved); k > 1 uses the
+        Gibbs sampler, recorded as not proved private.
     epsilon : float, default 1.0
         ε > 0; ``numpy.inf`` returns the exact top-k eigenvectors (the limit of the law).
     data_norm : float, default 1.0
         Public row-norm bound B (rows above it are scaled down; a warning only inside ``privacy.diagnostics()``).
-    sampler : {"gibbs", "exact"}
+    sampler : {"auto", "exact", "gibbs"}, default "auto"
+        ``"auto"``: ``"exact"`` for k = 1, ``"gibbs"`` otherwise.
         ``"gibbs"``: Hoff's Gibbs sampler, any k, ``n_iter`` sweeps — approximate, so pure
         ε-DP holds only in the limit (the DPS-PCA paper makes the same remark).
         ``"exact"``: Kent–Ganeiber–Mardia rejection sampler, exact, k = 1 only.
     n_iter : int, default 1000
         Gibbs sweeps (Chaudhuri et al.'s choice); ignored by ``"exact"``.  Each sweep costs
         about k log₂ k rank-one eigenvalue updates of size d, O(d²) each (after one d×d
-        eigendecomposition); when the estimated run time exceeds a minute (d ≳ 1400 with the
-        defaults k = 2, n_iter = 1000) ``fit`` warns before sampling, naming the cheaper options.
+        eigendecomposition); when the estimated run time exceeds a minute (d ≳ 1400 with
+        k = 2, n_iter = 1000) ``fit`` warns before sampling, naming the cheaper options.
         The cost of each draw is bounded whatever ε (see :func:`~privpca_edu.estimators._bingham.draw_theta`).
     random_state : None, int or Generator
 
@@ -54,22 +57,25 @@ class PPCA(PrivateEstimator):
 
     privacy_model = "central"
     requires_delta = False
+    gaussian_noise = False  # the exponential mechanism: pure ε-DP
     mechanism_name = "exponential mechanism: matrix Bingham on X^T X"
     #: acceptance log-ratio of the exact sampler (audits swap in broken ones in mutants)
     _log_ratio = staticmethod(kgm_log_ratio)
     _parameter_constraints: dict = {
         "n_components": N_COMPONENTS, "epsilon": EPSILON, "data_norm": DATA_NORM,
-        "sampler": [StrOptions({"gibbs", "exact"})], "n_iter": POSITIVE_INT, "random_state": RANDOM_STATE,
+        "sampler": [StrOptions({"auto", "gibbs", "exact"})], "n_iter": POSITIVE_INT, "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
     }
 
-    def __init__(self, n_components=2, *, epsilon=1.0, data_norm=1.0, sampler="gibbs", n_iter=1000,
-                 random_state=None):
+    def __init__(self, n_components=1, *, epsilon=1.0, data_norm=1.0, sampler="auto", n_iter=1000,
+                 random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.data_norm = data_norm
         self.sampler = sampler
         self.n_iter = n_iter
         self.random_state = random_state
+        self.accountant = accountant
 
     @property
     def delta(self):
@@ -85,9 +91,12 @@ class PPCA(PrivateEstimator):
         X, k, epsilon, delta, data_norm = self._prepare(X)
         return _bingham_matrix(self._concentration(epsilon, data_norm), X.T @ X, epsilon)
 
+    def _resolved_sampler(self, k):
+        check_option(self.sampler, "sampler", ("auto", "gibbs", "exact"))
+        return ("exact" if k == 1 else "gibbs") if self.sampler == "auto" else self.sampler
+
     def _validated_sampler(self, k):
-        check_option(self.sampler, "sampler", ("gibbs", "exact"))
-        if self.sampler == "exact" and k != 1:
+        if self._resolved_sampler(k) == "exact" and k != 1:
             raise ValueError(f"sampler='exact' needs n_components=1, got n_components={k}; use 'gibbs'")
         return check_int(self.n_iter, "n_iter", low=1)
 
@@ -114,7 +123,7 @@ class PPCA(PrivateEstimator):
             c = math.inf
         else:
             c = self._concentration(epsilon, data_norm)
-            if self.sampler == "exact":
+            if self._resolved_sampler(k) == "exact":
                 basis = sample_bingham_exact(_bingham_matrix(c, C, epsilon), random_state=rng,
                                              log_ratio=self._log_ratio)[:, None]
             else:
@@ -123,14 +132,15 @@ class PPCA(PrivateEstimator):
         self.noise_scale_ = 0.0 if math.isinf(c) else 1.0 / c
         self._set_components(fix_signs(basis))
         note = ""
-        approximate = self.sampler == "gibbs" and not math.isinf(epsilon)
+        sampler = self._resolved_sampler(k)
+        approximate = sampler == "gibbs" and not math.isinf(epsilon)
         if approximate:
             note = (f"not proved differentially private: the Gibbs sampler with {n_sweeps} sweeps only approximates "
                     "the Bingham law, and ε-DP is proved for exact draws (it holds in the limit of infinitely many "
                     "sweeps); sampler='exact' (k = 1) draws exactly")
         self._record(
             epsilon=epsilon, delta=0.0, data_norm=data_norm, mechanism=self.mechanism_name,
-            calibration=f"exponential mechanism, sampler={self.sampler}", sensitivity=data_norm**2,
+            calibration=f"exponential mechanism, sampler={sampler}", sensitivity=data_norm**2,
             noise_scale=self.noise_scale_, note=note, releases=(), is_private=not approximate,
         )
         return self

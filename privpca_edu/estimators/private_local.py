@@ -15,6 +15,7 @@ import numpy as np
 from scipy import linalg, stats
 
 from .._validation import (
+    caller_stacklevel,
     PrivacyWarning,
     check_int,
     check_n_components,
@@ -172,7 +173,7 @@ class PrivateLocalPCA(PrivateEstimator):
     }
 
     def __init__(self, n_components=2, *, epsilon=0.5, delta=1e-5, data_norm=1.0, noise="gaussian",
-                 calibration="classic", n_sites=None, random_state=None):
+                 calibration="classic", n_sites=None, random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
@@ -181,6 +182,7 @@ class PrivateLocalPCA(PrivateEstimator):
         self.calibration = calibration
         self.n_sites = n_sites
         self.random_state = random_state
+        self.accountant = accountant
 
     def _sites(self, X):
         if is_provider_list(X):
@@ -203,7 +205,7 @@ class PrivateLocalPCA(PrivateEstimator):
         wishart = self.noise == "wishart_retracted"
         if wishart:
             warnings.warn(_WISHART_NOTE + "; noise='wishart_retracted' is for reproducing the DPDPCA paper only",
-                          PrivacyWarning, stacklevel=2)
+                          PrivacyWarning, stacklevel=caller_stacklevel())
         no_noise = math.isinf(epsilon)
         sens = private_local_sensitivity(data_norm)
         if wishart:

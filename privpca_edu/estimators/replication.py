@@ -12,12 +12,14 @@ import math
 import warnings
 
 from .._validation import (
+    caller_stacklevel,
     PrivacyWarning,
     check_delta,
     check_epsilon,
     check_n_components,
 )
 from ._base import (
+    ACCOUNTANT,
     DELTA,
     EPSILON,
     N_COMPONENTS,
@@ -64,17 +66,18 @@ class NonPrivateAnalyzeGaussReplication(AnalyzeGauss):
     _parameter_constraints: dict = {
         "n_components": N_COMPONENTS, "epsilon": EPSILON, "delta": DELTA,
         "calibration": [StrOptions({"classic", "analytic"})], "sensitivity": [StrOptions({"paper", "tight"})],
-        "random_state": RANDOM_STATE,
+        "random_state": RANDOM_STATE, "accountant": ACCOUNTANT,
     }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, calibration="classic", sensitivity="paper",
-                 random_state=None):
+                 random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
         self.calibration = calibration
         self.sensitivity = sensitivity
         self.random_state = random_state
+        self.accountant = accountant
 
     @property
     def data_norm(self):  # AnalyzeGauss machinery reads it; the paper scales to norm ≤ 1
@@ -105,7 +108,7 @@ class NonPrivateAnalyzeGaussReplication(AnalyzeGauss):
             "(Kim & Jung's Appendix C.1): both read the private data, so the result is NOT differentially "
             "private; use privpca_edu.AnalyzeGauss for a private release",
             PrivacyWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
         super().fit(X)
         rec = self.privacy_.as_dict()

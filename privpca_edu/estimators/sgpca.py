@@ -28,6 +28,7 @@ from ..privacy import (  # the calibrations live in privpca_edu.privacy; re-expo
 )
 from ..subspace import top_eigenvectors
 from ._base import (
+    ACCOUNTANT,
     DELTA,
     EPSILON,
     N_COMPONENTS,
@@ -97,11 +98,12 @@ class SGPCA(NoisyMatrixMechanism):
         "noise_variance": POSITIVE, "sensitivity": [StrOptions({"surrogate", "hp_bound"})],
         "sensitivity_constant": POSITIVE, "noise_convention": [StrOptions({"frobenius", "upper_iid"})],
         "calibration": [StrOptions({"classic", "analytic"})], "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
     }
 
     def __init__(self, n_components=2, *, epsilon=1.0, delta=1e-5, spikes=None, noise_variance=1.0,
                  sensitivity="surrogate", sensitivity_constant=1.0, noise_convention="frobenius",
-                 calibration="classic", random_state=None):
+                 calibration="classic", random_state=None, accountant=None):
         self.n_components = n_components
         self.epsilon = epsilon
         self.delta = delta
@@ -112,6 +114,7 @@ class SGPCA(NoisyMatrixMechanism):
         self.noise_convention = noise_convention
         self.calibration = calibration
         self.random_state = random_state
+        self.accountant = accountant
 
     def _prepare(self, X, *, fitting=False, min_samples=2):
         # c: the projector does not depend on the scale of X, so work on X/c and keep XᵀX finite

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import (
+    caller_stacklevel,
     PrivacyWarning,
     check_data,
     check_delta,
@@ -355,7 +356,7 @@ class EncryptedAggregate:
         )
         if calibration != "paper" and not math.isinf(epsilon) and not record.is_private:
             warnings.warn(f"the release is recorded as NOT ({epsilon:g}, {delta:g})-DP: {record.note}",
-                          PrivacyWarning, stacklevel=4)
+                          PrivacyWarning, stacklevel=caller_stacklevel())
         return record
 
 

@@ -22,7 +22,10 @@ backend, and every finished task is cached under ``OUT/.cache``, so an interrupt
 Every run into ``OUT`` appends a line to ``OUT/runs.json`` (when, backend, workers, tasks computed
 and from the cache, wall and CPU seconds, load average), which ``report.md`` prints: a rerun that
 takes every task from the cache keeps the time the first run measured.
-Needs the ``scale`` extra: ``pip install privpca_edu[scale]`` (joblib, tqdm, dask, distributed).
+Runs on the base install (joblib comes with scikit-learn; without tqdm the progress is a plain
+line).  The ``scale`` extra (``pip install privpca_edu[scale]``) adds tqdm's bar and Dask
+(``--backend dask``); ``dpdpca`` needs the ``crypto`` extra.  A missing extra is reported in
+one line that names it.
 """
 
 from __future__ import annotations

@@ -8,11 +8,15 @@ import signal
 import sys
 
 from . import BACKENDS, PAPERS, SCALES, check_out, default_out, paper_tasks, run
+from ._engine import require_extra
 
 
-def _parser():
+PROG = "python -m privpca_edu.reproduce"
+
+
+def _parser(prog=PROG):
     p = argparse.ArgumentParser(
-        prog="python -m privpca_edu.reproduce",
+        prog=prog,
         description="Reproduce a paper's experiments at its own scale on every core or a Dask cluster: CSV tables, "
                     "PNG figures and report.md (our numbers next to the paper's). Interrupted runs resume.")
     p.add_argument("paper", nargs="?", choices=tuple(PAPERS), help="which paper")
@@ -49,32 +53,44 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
-def main(argv=None):
-    args = _parser().parse_args(argv)
+def main(argv=None, prog=PROG):
+    parser = _parser(prog)
+    args = parser.parse_args(argv)
     if args.list:
         _list()
         return 0
     if args.paper is None:
-        _parser().error("give a PAPER (or --list)")
+        parser.error("give a PAPER (or --list)")
     if args.scheduler is not None and args.backend != "dask":
-        _parser().error("--scheduler needs --backend dask")
+        parser.error("--scheduler needs --backend dask")
     if args.n_jobs == 0 or args.n_jobs < -1:
-        _parser().error(f"--n-jobs must be a positive number of workers or -1 (every core), got {args.n_jobs}")
+        parser.error(f"--n-jobs must be a positive number of workers or -1 (every core), got {args.n_jobs}")
     if args.seed < 0:
-        _parser().error(f"--seed must be a non-negative integer (the root of a numpy SeedSequence), got {args.seed}")
+        parser.error(f"--seed must be a non-negative integer (the root of a numpy SeedSequence), got {args.seed}")
     if args.out is not None and not args.out.strip():
-        _parser().error("--out must be a folder path, got an empty string")
+        parser.error("--out must be a folder path, got an empty string")
     out = args.out if args.out is not None else default_out(args.paper, args.scale)
     try:
         out = check_out(out)
     except ValueError as exc:
-        _parser().error(str(exc).replace("out=", "--out ", 1))
+        parser.error(str(exc).replace("out=", "--out ", 1))
     # `kill PID` (and Ctrl-C, also where a shell started us with SIGINT ignored) stops the run the
     # same way: joblib or Dask shut their workers down, and finished tasks stay cached
+    try:  # a missing optional dependency is one line naming the extra, never a traceback
+        if args.backend == "dask":
+            require_extra("distributed", "scale", "--backend dask")
+        if args.paper == "dpdpca":
+            require_extra("phe", "crypto", "dpdpca (the encrypted protocol)")
+    except ImportError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         res = run(args.paper, args.scale, n_jobs=args.n_jobs, backend=args.backend, scheduler=args.scheduler,
                   out=out, seed=args.seed, progress=not args.no_progress, figures=not args.no_figures)
+    except ImportError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished tasks are kept in {out}/.cache; run the same command again to continue",
               file=sys.stderr)

@@ -24,8 +24,10 @@ them, is still read.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
+import sys
 import pickle
 import time
 import warnings
@@ -215,11 +217,36 @@ class _CacheWriter:
         self.last = time.monotonic()
 
 
+class _PlainProgress:
+    """A one-line progress report on stderr, for when tqdm (the ``scale`` extra) is not installed."""
+
+    def __init__(self, total, initial, desc, every=1.0):
+        self.total, self.n, self.desc, self.every = total, initial, desc, every
+        self.t0 = self.last = time.monotonic()
+        self._show()
+
+    def _show(self, end=""):
+        elapsed = time.monotonic() - self.t0
+        sys.stderr.write(f"\r{self.desc}: {self.n}/{self.total} tasks, {elapsed:.0f} s{end}")
+        sys.stderr.flush()
+
+    def update(self, n=1):
+        self.n += n
+        if time.monotonic() - self.last >= self.every or self.n >= self.total:
+            self.last = time.monotonic()
+            self._show()
+
+    def close(self):
+        self._show(end="\n")
+
+
 def _progress_bar(total, initial, desc, enabled):
     if not enabled:
         return None
-    from tqdm.auto import tqdm
-
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # without the scale extra: a plain line instead of a bar
+        return _PlainProgress(total, initial, desc)
     return tqdm(total=total, initial=initial, desc=desc, unit="task", smoothing=0.05, dynamic_ncols=True)
 
 
@@ -236,7 +263,16 @@ def _iter_loky(jobs, costs, n_jobs):
         yield from chunk
 
 
+def require_extra(module, extra, what):
+    """Import ``module`` or raise an ImportError whose one line names the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(f"{what} needs '{module}': pip install 'privpca_edu[{extra}]'") from None
+
+
 def _iter_dask(jobs, costs, n_jobs, scheduler):
+    require_extra("distributed", "scale", "--backend dask")
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None

@@ -58,7 +58,7 @@ def test_constructor_does_not_validate():
 def test_repr():
     assert repr(PCA()) == "PCA()"
     assert repr(PCA(n_components=3)) == "PCA(n_components=3)"
-    assert repr(PCA(center=True)) == "PCA(center=True)"
+    assert repr(PCA(center=False)) == "PCA(center=False)"
     assert repr(TruncatedPowerPCA(2, sparsity=50, random_state=0)) == (  # scikit-learn's repr: sorted names
         "TruncatedPowerPCA(n_components=2, random_state=0, sparsity=50)"
     )
@@ -83,21 +83,21 @@ def test_pca_equals_numpy_eigh(k):
     X = gapped_X()
     A = X.T @ X / X.shape[0]
     w, V = top_k_eigh(A, k)
-    est = PCA(n_components=k).fit(X)
+    est = PCA(n_components=k, center=False).fit(X)
     np.testing.assert_allclose(est.second_moment_, A, rtol=1e-14)
     np.testing.assert_allclose(est.explained_variance_, w, rtol=1e-12)
     np.testing.assert_allclose(est.explained_variance_ratio_, w / np.trace(A), rtol=1e-12)
     # distinct eigenvalues: eigenvectors are unique up to sign, and signs are fixed
     np.testing.assert_allclose(est.components_, fix_signs(V).T, atol=1e-10)
     assert subspace_distance(est.components_, V) < 1e-12
-    assert est.mean_ == 0.0  # uncentred by default (what the private mechanisms use)
+    assert est.mean_ == 0.0  # center=False: uncentred (what the private mechanisms use)
 
 
 def test_pca_center_true_is_ordinary_pca():
     X = gapped_X() + np.arange(8.0)
     Xc = X - X.mean(axis=0)
-    w, V = top_k_eigh(Xc.T @ Xc / X.shape[0], 2)
-    est = PCA(n_components=2, center=True).fit(X)
+    w, V = top_k_eigh(Xc.T @ Xc / (X.shape[0] - 1), 2)  # scikit-learn's sample covariance
+    est = PCA(n_components=2).fit(X)  # centred by default, as scikit-learn's PCA
     np.testing.assert_allclose(est.mean_, X.mean(axis=0), rtol=1e-14)
     np.testing.assert_allclose(est.explained_variance_, w, rtol=1e-12)
     assert subspace_distance(est.components_, V) < 1e-12
@@ -113,7 +113,7 @@ def test_pca_center_true_is_ordinary_pca():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_truncated_power_without_truncation_equals_pca(seed):
     X = gapped_X(seed=seed)
-    pca = PCA(n_components=3).fit(X)
+    pca = PCA(n_components=3, center=False).fit(X)  # the power method works on XᵀX/n
     tpm = TruncatedPowerPCA(n_components=3, sparsity=8, random_state=seed).fit(X)
     # gap ratio λ4/λ3 = (0.5/1)² = 0.25 (population); stopping tolerance 1e-10 between iterates
     assert subspace_distance(tpm.components_, pca.components_) < 1e-8

@@ -41,7 +41,7 @@ def test_contract(cls, check_sklearn_contract):
 
 
 def test_repr():
-    assert repr(AnalyzeGauss(n_components=3, epsilon=0.5)) == "AnalyzeGauss(epsilon=0.5, n_components=3)"
+    assert repr(AnalyzeGauss(n_components=3, epsilon=0.25)) == "AnalyzeGauss(epsilon=0.25, n_components=3)"
     assert repr(AnalyzeGauss(calibration="analytic")) == "AnalyzeGauss(calibration='analytic')"
     assert repr(ModSuLQ(epsilon=np.inf, delta=0.3)) == "ModSuLQ(delta=0.3, epsilon=inf)"
 
@@ -116,7 +116,7 @@ def test_noise_has_the_recorded_scale(cls):
 @pytest.mark.parametrize("cls", MECHANISMS)
 def test_epsilon_inf_gives_exactly_pca(cls):
     X = unit_X()
-    pca = PCA(n_components=3).fit(X)
+    pca = PCA(n_components=3, center=False).fit(X)  # the mechanisms release XᵀX/n
     est = cls(n_components=3, epsilon=np.inf, delta=1e-5, random_state=0).fit(X)
     assert est.noise_scale_ == 0.0
     np.testing.assert_array_equal(est.released_matrix_, pca.second_moment_)
@@ -151,8 +151,10 @@ def test_analytic_calibration_gives_smaller_sigma():
 
 def test_analyze_gauss_classic_warns_at_large_epsilon_analytic_does_not():
     X = unit_X()
-    with pytest.warns(PrivacyWarning, match="epsilon < 1"):
+    # the message names the estimator's parameter (calibration=), and points at this line (stacklevel)
+    with pytest.warns(PrivacyWarning, match="epsilon < 1.*calibration='analytic'") as caught:
         AnalyzeGauss(2, epsilon=2.0, random_state=0).fit(X)
+    assert {w.filename for w in caught} == {__file__}
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
         AnalyzeGauss(2, epsilon=2.0, calibration="analytic", random_state=0).fit(X)

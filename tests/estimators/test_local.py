@@ -251,7 +251,7 @@ def test_privacy_record_and_noise_scales(spiked):
 @pytest.mark.parametrize("cls", [LocalGaussianPCA, LocalSparsePCA])
 def test_sklearn_contract(cls, spiked, check_sklearn_contract):
     est = check_sklearn_contract(cls, dict(n_components=2, epsilon=0.5, delta=1e-4, random_state=0), spiked)
-    assert repr(cls(2, epsilon=0.5)) == f"{cls.__name__}(epsilon=0.5)"
+    assert repr(cls(2, epsilon=0.25)) == f"{cls.__name__}(epsilon=0.25)"
     assert est.privacy_.model == "local"
 
 

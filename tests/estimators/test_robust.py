@@ -103,7 +103,7 @@ def test_sigma_formula_eq_2_5():
     assert wins.radius_ == math.sqrt(20) and wins.noise_scale_ == pytest.approx(20 * expected, rel=1e-14)
     assert sph.privacy_.data_norm == 1.0 and wins.privacy_.data_norm == math.sqrt(20)
     assert sph.privacy_.is_private and sph.privacy_.neighbouring == "replace-one"
-    tight = KendallDPPCA(2, sensitivity="tight", calibration="analytic").fit(X)
+    tight = KendallDPPCA(2, epsilon=1.0, sensitivity="tight", calibration="analytic").fit(X)
     assert tight.sensitivity_ == pytest.approx(2 * math.sqrt(2) / 1387)
     assert tight.noise_scale_ == privacy.gaussian_sigma(tight.sensitivity_, 1.0, 1e-5, method="analytic")
 
@@ -456,7 +456,7 @@ def ordering_losses():
                 data = elliptical(n, 10, family=fam, random_state=500 + rep)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", pp.PrivacyWarning)
-                    sph.append(max_angle(KendallDPPCA(2, random_state=rep).fit(data.X).components_, data.components))
+                    sph.append(max_angle(KendallDPPCA(2, epsilon=1.0, random_state=rep).fit(data.X).components_, data.components))
                     ag.append(max_angle(NonPrivateAnalyzeGaussReplication(2, random_state=rep).fit(data.X).components_,
                                         data.components))
             out[fam, n] = (np.mean(sph), np.std(sph, ddof=1) / math.sqrt(reps), np.mean(ag))
