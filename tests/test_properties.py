@@ -95,7 +95,7 @@ def test_clopper_pearson_brackets_the_proportion(k, n, alpha):
 def test_top_eigenvectors_and_pca_are_scale_free(seed, c, k):
     X = _data(seed)
     ref = top_eigenvectors(X.T @ X, k)[1]
-    assert subspace_distance(pp.PCA(k).fit(X * c).components_.T, ref) < 1e-8
+    assert subspace_distance(pp.PCA(k, center=False).fit(X * c).components_.T, ref) < 1e-8
     assert subspace_distance(pp.PCA(k, center=True).fit(X * c).components_.T,
                              pp.PCA(k, center=True).fit(X).components_.T) < 1e-8
 
