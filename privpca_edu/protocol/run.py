@@ -48,7 +48,8 @@ from .._validation import (
     check_positive,
     as_generator,
 )
-from ..estimators._base import PrivacyRecord, make_record
+from ..estimators._base import make_record
+from ..estimators import PrivacyRecord
 from ..subspace import fix_signs
 from . import _crypto
 from ._parallel import check_n_jobs, run_tasks
