@@ -56,6 +56,33 @@ def _check_sklearn_contract(make, params, X):
     return est
 
 
+#: Test modules that are slow as a whole (seconds to minutes each on 2 cores): the chapters'
+#: recomputed numbers, paper-scale experiments, the reproduce command, course-kit builds.  They
+#: are marked ``slow`` here, in one place, so the fast tier (``run_tests.sh --fast``, i.e.
+#: ``-m "not slow and not browser"``) leaves them out; single slow tests elsewhere carry
+#: ``@pytest.mark.slow`` themselves.  Times: the README's "Tests" section.
+SLOW_MODULES = {
+    "test_benchmarks_smoke.py",
+    "test_chapter_2_numbers.py",
+    "test_chapter_6_numbers.py",
+    "test_chapter_7_numbers.py",
+    "test_chapter_8_numbers.py",
+    "test_chapter_9_numbers.py",
+    "test_coursekit_assignments.py",
+    "test_dps_pca_experiments.py",
+    "test_europe.py",
+    "test_bench_protocol_smoke.py",
+    "test_protocol_experiments.py",
+    "test_reproduce.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def check_sklearn_contract():
     return _check_sklearn_contract
