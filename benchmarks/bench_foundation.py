@@ -1,6 +1,6 @@
 """Timing benchmark of the foundation estimators, next to the DPS-PCA paper's Table 1.
 
-Ge, Wang, Wang & Liu (2018), Table 1 (spec ``dps_pca.md`` §5.3): CPU time on the §5.1 spiked
+Ge, Wang, Wang & Liu (2018), Table 1: CPU time on the §5.1 spiked
 sparse model (k = 5, s* = 10) at d = 200 / 400 / 800, Intel Xeon 3.4 GHz, R:
 
 * PPCA, 100 Gibbs scans (R ``rstiefel``): 9.82 / 37.46 / 173.78 s

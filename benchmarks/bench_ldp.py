@@ -18,7 +18,7 @@ Usage::
 BLAS runs on one thread unless ``--threads N`` says otherwise (``--threads 0``: as configured).
 Medians over repeats (``time.perf_counter``); numbers depend on the machine and on whatever
 else runs on it.  At this setting the LDP noise swamps the signal, so the error printed is at
-the random-guess level √(2k) ≈ 4.47 — the spec's signal-to-noise warning, not a bug.
+the random-guess level √(2k) ≈ 4.47 — the signal-to-noise regime the paper's setting is in, not a bug.
 """
 
 from __future__ import annotations

@@ -14,7 +14,10 @@ Two measurements per paper and worker count:
 
 The difference between the two is the fixed cost of a run (about 1 s of imports in the command,
 plus about 1 s for 2 new workers to import NumPy, SciPy, scikit-learn and the package), which
-weighs on papers whose book scale is only seconds of work.
+weighs on papers whose book scale is only seconds of work.  A fresh run on several workers first
+runs the costliest tasks in its own process for half a second and starts the workers only if the
+rest of the work is worth their start-up (``reproduce._engine.WORKER_START_SECONDS``), so on small
+work it takes as long as one worker.
 
     python benchmarks/bench_reproduce.py                       # book scale, every paper, 1 and 2 workers
     python benchmarks/bench_reproduce.py --papers g-dppca --jobs 1 2 4
@@ -39,6 +42,7 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # tasks run with one BLAS thread anyway
 
 from privpca_edu import reproduce  # noqa: E402
+from privpca_edu.reproduce import _engine  # noqa: E402
 
 
 def _fresh(paper, scale, jobs, backend, out):
@@ -51,7 +55,11 @@ def _fresh(paper, scale, jobs, backend, out):
 
 def _warm(paper, scale, jobs, backend, out):
     """Seconds of ``reproduce.run`` in this process after a quick-scale warm-up on the same workers."""
-    reproduce.run(paper, "quick", n_jobs=jobs, backend=backend, out=out + "-warmup", progress=False)
+    start_up, _engine.WORKER_START_SECONDS = _engine.WORKER_START_SECONDS, 0.0  # the warm-up starts the pool
+    try:
+        reproduce.run(paper, "quick", n_jobs=jobs, backend=backend, out=out + "-warmup", progress=False)
+    finally:
+        _engine.WORKER_START_SECONDS = start_up
     shutil.rmtree(out + "-warmup", ignore_errors=True)
     t0 = time.perf_counter()
     res = reproduce.run(paper, scale, n_jobs=jobs, backend=backend, out=out, progress=False)

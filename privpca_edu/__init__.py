@@ -1,34 +1,62 @@
 """privpca_edu: differentially private PCA for teaching.
 
-Public names follow the project's API contract: the estimators, ``subspace_distance`` and the
-submodules ``datasets``, ``privacy``, ``subspace``, ``audit``, ``bounds`` and ``widgets``.
+Public names (``__all__``):
+
+* the estimators ``PCA``, ``TruncatedPowerPCA``, ``AnalyzeGauss``, ``ModSuLQ``, ``PPCA``, ``DPSPCA``,
+  ``LocalGaussianPCA``, ``LocalSparsePCA``, ``KendallDPPCA``, ``SGPCA``, ``NSGGD`` and
+  ``PrivateLocalPCA``; their privacy record ``PrivacyRecord`` and warning ``PrivacyWarning``;
+* ``subspace_distance`` and ``__version__``;
+* the submodules ``audit``, ``bounds``, ``datasets``, ``estimators``, ``experiments``, ``plotting``,
+  ``privacy``, ``protocol``, ``reproduce``, ``subspace`` and ``widgets``.
+
+Everything is imported on first use (PEP 562): ``import privpca_edu`` is instant, and
+``from privpca_edu import AnalyzeGauss`` or ``privpca_edu.datasets`` loads only what that name needs
+(scikit-learn, SciPy, matplotlib, ipywidgets come with the modules that use them).
 """
 
-from . import accounting, bounds, datasets, privacy, subspace
-from ._validation import PrivacyWarning
-from .estimators import (
-    DPSPCA,
-    NSGGD,
-    PCA,
-    PPCA,
-    AnalyzeGauss,
-    LocalGaussianPCA,
-    LocalSparsePCA,
-    ModSuLQ,
-    PrivacyRecord,
-    PrivateLocalPCA,
-    SGPCA,
-    KendallDPPCA,
-    TruncatedPowerPCA,
-)
-from .subspace import subspace_distance
+import importlib
 
 from ._version import __version__  # noqa: E402  (the one version source)
 
-__all__ = [
-    "PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "LocalGaussianPCA", "LocalSparsePCA",
-    "KendallDPPCA", "SGPCA", "NSGGD", "PrivateLocalPCA", "PrivacyRecord",
-    "PrivacyWarning", "subspace_distance", "accounting", "datasets", "privacy", "subspace", "bounds", "audit", "protocol", "__version__",
-]
+#: Submodules reachable as attributes, ``privpca_edu.<name>``.  A new submodule is one line here.
+_SUBMODULES = (
+    "accounting",
+    "audit",
+    "bounds",
+    "datasets",
+    "estimators",
+    "experiments",
+    "plotting",
+    "privacy",
+    "protocol",
+    "reproduce",
+    "subspace",
+    "widgets",
+)
 
-from . import audit, protocol  # noqa: E402  (they build on the estimators; phe is imported lazily)
+#: Names defined in a submodule and re-exported here: name -> the module that defines it.
+_NAMES = {
+    **dict.fromkeys(
+        ("PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "LocalGaussianPCA",
+         "LocalSparsePCA", "KendallDPPCA", "SGPCA", "NSGGD", "PrivateLocalPCA", "PrivacyRecord"),
+        ".estimators"),
+    "PrivacyWarning": "._validation",
+    "subspace_distance": ".subspace",
+}
+
+__all__ = [*_NAMES, "__version__", *_SUBMODULES]
+
+
+def __getattr__(name):
+    if name in _NAMES:
+        value = getattr(importlib.import_module(_NAMES[name], __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module("." + name, __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

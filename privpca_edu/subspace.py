@@ -29,6 +29,7 @@ from ._validation import check_int, check_option, check_symmetric
 __all__ = [
     "as_basis",
     "subspace_distance",
+    "sin_theta",
     "principal_angles",
     "random_subspace_distance",
     "thin_qr",
@@ -123,9 +124,16 @@ def subspace_distance(U, V, kind="sin_theta"):
     return d_sin if kind == "sin_theta" else math.sqrt(2.0) * d_sin
 
 
-def _sin_theta(U, V):
-    """‖sin Θ‖_F for (d, k) orthonormal U, V without validation (hot loops of the experiments)."""
+def sin_theta(U, V):
+    """‖sin Θ‖_F = ‖(I − VVᵀ)U‖_F for (d, k) orthonormal U, V, without validation.
+
+    :func:`subspace_distance` with ``kind="sin_theta"`` checks its arguments and accepts either
+    orientation; this is the bare formula for the hot loops of the experiments.
+    """
     return float(np.linalg.norm(U - V @ (V.T @ U)))
+
+
+_sin_theta = sin_theta  # the name the estimators used before it was public
 
 
 def random_subspace_distance(n_features, n_components, kind="sin_theta"):

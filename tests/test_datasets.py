@@ -1,4 +1,4 @@
-"""privpca_edu.datasets.spiked_sparse: the §5.1 model of spec dps_pca.md."""
+"""privpca_edu.datasets.spiked_sparse: the §5.1 model of Ge, Wang, Wang & Liu (2018)."""
 
 import math
 

@@ -1,5 +1,5 @@
 """The Europe map: real-data loader (checksums, cache, download, offline), the simulation, the
-Procrustes scores of spec g_dppca.md §10.3 and the chapter's twin and dashboard.
+Procrustes scores of Kim & Jung's Europe map (their §4.3) and the chapter's twin and dashboard.
 
 The real files of Novembre et al. (2008) have no licence and are never copied into this
 repository: the tests read the shared copy at ``../shared/data/novembre2008`` (relative to the
@@ -177,9 +177,9 @@ def test_synthetic_is_deterministic_and_random_state_only_rotates():
 
 
 def test_synthetic_plain_pca_draws_a_map():
-    # Spec europe_synthetic.md: Procrustes correlation of (PC1, PC2) with (lat, long) above ~0.8.
+    # Requirement: Procrustes correlation of (PC1, PC2) with (lat, long) above ~0.8.
     # With the defaults it is 0.90 (0.88-0.90 over simulation seeds 2000-2007: the sample is
-    # fixed, so this is deterministic); the real data give 0.737.  The spec's 0.8 is above the
+    # fixed, so this is deterministic); the real data give 0.737.  The bound 0.8 is above the
     # real data's value (the simulation must draw a map at least as clearly), leaves a margin of
     # more than 10 seed-to-seed standard deviations (sd ≈ 0.008) for platform-dependent rounding,
     # and still fails if the geography is lost (without isolation by distance, amplitude=0, t₀
@@ -291,7 +291,7 @@ def test_a_corrupted_copy_is_refused(tmp_path):
 
 
 @needs_real
-def test_real_data_construction_spec_10_1():
+def test_real_data_construction():
     data = europe("novembre", data_dir=REAL_DIR)
     assert data.X.shape == (1387, 20) and data.source == "Novembre et al. 2008"
     assert len(set(data.labels.tolist())) == 37 and data.coords.shape == (1387, 2)
@@ -300,7 +300,7 @@ def test_real_data_construction_spec_10_1():
         rows = data.labels == p.label
         assert rows.sum() == p.size, p.label
         np.testing.assert_allclose(data.coords[rows], [[p.latitude, p.longitude]] * p.size, atol=0.006)
-    # spec §11 item 14: column means ~1e-6 (4-decimal rounding), eigenvalues of XᵀX = ℓ² to 1e-3
+    # column means ~1e-6 (4-decimal rounding), eigenvalues of XᵀX = ℓ² to 1e-3
     assert np.abs(data.X.mean(0)).max() < 1e-5
     ell = data.smartpca_eigenvalues
     np.testing.assert_allclose(ell[:3], [4.092735, 2.040098, 1.536794])
@@ -311,7 +311,7 @@ def test_real_data_construction_spec_10_1():
 
 @needs_real
 @needs_robust
-def test_reference_values_spec_10_3():
+def test_reference_values_on_the_real_data():
     from privpca_edu.estimators.robust import KendallDPPCA
 
     data = europe("novembre", data_dir=REAL_DIR)
@@ -332,14 +332,14 @@ def test_reference_values_spec_10_3():
 
 @needs_real
 @needs_robust
-def test_similarity_scores_reproduce_spec_10_3(monkeypatch):
-    """Spec §10.3's table on the real data: sph-DPPCA and the paper's AG, δ = 1e-5.
+def test_similarity_scores_reproduce_the_reference_table(monkeypatch):
+    """The reference table on the real data: sph-DPPCA and the paper's AG, δ = 1e-5.
 
-    The spec's numbers are means of only 20 releases, so they carry Monte Carlo error: the
+    The reference numbers are means of only 20 releases, so they carry Monte Carlo error: the
     per-release standard deviation sd of t₀ reaches 0.16 (sd/√20 = 0.036).  We average 400
-    releases (our own error sd/√400) and accept |ours − spec| ≤ 3·sd/√20 + 3·sd/√400 + 0.005
-    (the last term: the spec rounds to 2 decimals) — a 3-standard-error test of "the same
-    expected value".  Measured differences are at most 2.0 spec standard errors (z = |ours − spec|/(sd/√20)).
+    releases (our own error sd/√400) and accept |ours − ref| ≤ 3·sd/√20 + 3·sd/√400 + 0.005
+    (the last term: the table rounds to 2 decimals) — a 3-standard-error test of "the same
+    expected value".  Measured differences are at most 2.0 reference standard errors (z = |ours − ref|/(sd/√20)).
     """
     monkeypatch.setenv(E.ENV_VAR, str(REAL_DIR.parent))
     n_draws = 400
@@ -351,12 +351,12 @@ def test_similarity_scores_reproduce_spec_10_3(monkeypatch):
     for i, eps in enumerate(sorted(SPEC_SIMILARITY_TABLE)):
         for method, key, col in columns:
             ours, sd = table[method][key][i], table[method][key + "_sd"][i]
-            spec = SPEC_SIMILARITY_TABLE[eps][col]
+            ref = SPEC_SIMILARITY_TABLE[eps][col]
             tol = 3 * sd / math.sqrt(20) + 3 * sd / math.sqrt(n_draws) + 0.005
-            assert abs(ours - spec) <= tol, (method, key, eps, ours, spec, tol)
+            assert abs(ours - ref) <= tol, (method, key, eps, ours, ref, tol)
     # the paper's reading: g-DPPCA's map resembles the non-private one much more than AG's
     k, a = table["Kendall (spherical)"]["t0_nonprivate"], table["Analyze Gauss (paper, not private)"]["t0_nonprivate"]
-    assert np.all(k > a) and k[2] > 0.85  # spec §11 item 14: > 0.85 at ε = 1
+    assert np.all(k > a) and k[2] > 0.85  # > 0.85 at ε = 1
 
 
 # =============================================================================================

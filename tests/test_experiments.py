@@ -170,7 +170,7 @@ def test_sigma_curves_match_privacy_module():
         np.testing.assert_allclose(r["sigma"][m][::8], expected_grid, rtol=1e-12)
 
 
-def test_sigma_curves_reproduce_spec_table():
+def test_sigma_curves_reproduce_the_sigma_table():
     table = experiments.DPS_PCA_SIGMA_TABLE
     for eps, delta, *values in table["rows"]:
         r = experiments.sigma_curves(eps, delta, 10, 2.0)
@@ -203,8 +203,8 @@ def test_sigma_validity_follows_the_package_warning():
 
 def test_single_step_is_classic_and_analytic_gaussian_mechanism():
     r = experiments.sigma_curves(0.5, 1e-5, 1, 1.0)
-    assert r["sigma_at"]["classic"] == pytest.approx(9.6896, abs=1e-4)  # spec §7.1
-    assert r["sigma_at"]["analytic_exact"] == pytest.approx(7.0318, abs=1e-4)  # spec §7.2
+    assert r["sigma_at"]["classic"] == pytest.approx(9.6896, abs=1e-4)  # Dwork & Roth, Thm A.1
+    assert r["sigma_at"]["analytic_exact"] == pytest.approx(7.0318, abs=1e-4)  # Balle & Wang (2018)
     assert r["sigma_at"]["analytic_basic"] == pytest.approx(r["sigma_at"]["analytic_exact"])
 
 

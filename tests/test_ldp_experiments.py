@@ -3,7 +3,7 @@
 Statistical tolerances, with the theory behind each:
 * E[S] = Σ: each entry of S = XᵀX/n has variance (Σ_aa Σ_bb + Σ_ab²)/n, so |S − Σ|_ab ≤ 5 s.d. entrywise
   (over ≤ 210 entries the chance of any 5-s.d. excursion is < 1e-4).
-* Monotone trends (spec §8.11): a mean over R runs has s.e. sd/√R; consecutive grid points may
+* Monotone trends: a mean over R runs has s.e. sd/√R; consecutive grid points may
   only *rise* by 3 combined s.e.  The means move by ≥ 10 s.e. between the points tested, so a
   broken trend (e.g. noise not shrinking with n) fails.
 """
@@ -129,7 +129,7 @@ def test_wishart_and_data_second_moments_have_the_same_law():
 
 # ------------------------------------------------------------------------- curves and trends
 def test_error_curves_shapes_and_monotone_trends():
-    # spec §8.11 in the demo regime (p = 10, k = 2, Δ = 10): non-increasing in n and in ε.
+    # in the demo regime (p = 10, k = 2, Δ = 10): non-increasing in n and in ε.
     res = L.ldp_error_curves("dense", "n", (10_000, 1_000_000, 10_000_000), "epsilon", (2.0, 8.0), n_repeats=10,
                              random_state=0)
     assert res["mean"].shape == res["se"].shape == res["nonprivate"].shape == (2, 3)

@@ -1,6 +1,7 @@
 """privpca_edu.privacy: σ calibration, composition, GDP/zCDP helpers and symmetric noise.
 
-Reference values are those of spec dps_pca.md §2.2, §6.1, §7.1–7.3.
+Reference values: Dwork & Roth (2014), Thm A.1; Balle & Wang (2018); Chaudhuri, Sarwate & Sinha
+(2013); Bun & Steinke (2016); Ge et al. (2018), §3.
 """
 
 import math

@@ -69,11 +69,42 @@ def test_reference_run_writes_tables_figures_and_report(reference):
         assert text.count("” — holds") + text.count("” — **does NOT hold**") >= 3
 
 
-def test_two_loky_workers_give_identical_tables(reference, tmp_path):
+def test_two_loky_workers_give_identical_tables(reference, tmp_path, monkeypatch):
+    # workers that start for free, and a probe of one task: the pool takes over after the first task
+    monkeypatch.setattr(_engine, "WORKER_START_SECONDS", 0.0)
+    monkeypatch.setattr(_engine, "_PROBE_SECONDS", 0.0)
     for paper in PAPERS:
         out = str(tmp_path / paper)
-        reproduce.run(paper, "quick", n_jobs=2, out=out, progress=False, figures=False)
+        res = reproduce.run(paper, "quick", n_jobs=2, out=out, progress=False, figures=False)
+        assert res["runs"][-1]["workers"] == 2, paper
         _assert_same_tables(reference[paper], out)
+
+
+def test_work_smaller_than_the_workers_start_up_runs_in_this_process(reference, tmp_path, monkeypatch):
+    import joblib
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a worker pool was started for work smaller than its start-up")
+
+    monkeypatch.setattr(joblib, "Parallel", no_pool)
+    monkeypatch.setattr(_engine, "WORKER_START_SECONDS", 3600.0)
+    monkeypatch.setattr(_engine, "_last_pool_use", {})
+    out = str(tmp_path / "g")
+    res = reproduce.run("g-dppca", "quick", n_jobs=2, out=out, progress=False, figures=False)
+    assert res["runs"][-1]["workers"] == 1
+    assert "one process (2 joblib workers asked for" in open(os.path.join(out, "report.md"), encoding="utf-8").read()
+    _assert_same_tables(reference["g-dppca"], out)
+
+
+def test_the_pool_decision():
+    S = _engine.WORKER_START_SECONDS
+    worth = _engine._worth_a_pool
+    # 1 s of work done for cost 1, cost 3 left: R = 3 s; two workers save R/2 = 1.5 s < 2S → no pool
+    assert worth(1.0, 1.0, 3.0, 2) is (1.5 >= 2 * S)
+    assert not worth(0.1, 1.0, 10.0, 2)        # R = 1 s: far below the start-up
+    assert worth(1.0, 1.0, 100.0, 2)           # R = 100 s: a pool halves it
+    assert not worth(1.0, 1.0, 0.0, 2)         # nothing left
+    assert worth(0.0, 0.0, 5.0, 2)             # no measurement (zero costs): trust the workers
 
 
 def test_dask_cluster_gives_identical_tables(reference, cluster, tmp_path):
@@ -93,6 +124,7 @@ def test_cli_dask_starts_and_closes_its_own_local_cluster(reference, tmp_path, c
 
 
 @pytest.mark.filterwarnings("ignore:.*tasks have been successfully executed:UserWarning")  # joblib, on interrupt
+@pytest.mark.filterwarnings("ignore:.*tasks which were still being processed:UserWarning")
 def test_interrupted_run_resumes_with_the_same_tables(reference, tmp_path):
     out = str(tmp_path / "dps")
     n_tasks = len(reproduce.paper_tasks("dps-pca", "quick")[1])

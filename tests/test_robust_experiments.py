@@ -189,11 +189,11 @@ def test_population_eigenvalues():
     lam = np.r_[10.0, 5.0, np.ones(8)]
     sph = B.kendall_population_eigenvalues(lam, n_draws=200_000)
     assert sph.sum() == pytest.approx(1.0, abs=1e-12)
-    assert sph[:3] == pytest.approx([0.3333, 0.2085, 0.0573], abs=3e-3)  # spec §11 item 10
+    assert sph[:3] == pytest.approx([0.3333, 0.2085, 0.0573], abs=3e-3)  # Monte-Carlo E[λ_j Z_j²/Σλ_l Z_l²]
     # r → ∞: winsorization never bites, K = E[(X − X̃)(X − X̃)ᵀ] = 2Σ (Gaussian)
     big = B.kendall_population_eigenvalues(lam, "winsorized", radius=1e6, n_draws=200_000)
     assert big == pytest.approx(2 * lam, rel=0.02)
-    # r → 0: K ≈ r² K_sph (spec §7.6)
+    # r → 0: K ≈ r² K_sph (Kim & Jung, eq. 3.2)
     small = B.kendall_population_eigenvalues(lam, "winsorized", radius=1e-3, n_draws=200_000)
     assert small / 1e-6 == pytest.approx(sph, abs=3e-3)
 

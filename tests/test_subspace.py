@@ -1,4 +1,4 @@
-"""privpca_edu.subspace: thin QR, row truncation, distances, angles (spec dps_pca.md §2.3, §2.4, §4, §8)."""
+"""privpca_edu.subspace: thin QR, row truncation, distances, angles (Ge et al. 2018, Algorithms 2–3, Definition 4.2)."""
 
 import math
 
@@ -87,7 +87,7 @@ def test_thin_qr_rank_deficient_raises(A):
 
 
 def test_thin_qr_after_truncation_with_too_few_rows_raises():
-    # the situation of spec §2.4: thresholding leaves fewer than k independent rows
+    # thresholding leaves fewer than k independent rows
     V = np.random.default_rng(1).standard_normal((10, 3))
     with pytest.raises(np.linalg.LinAlgError):
         thin_qr(truncate_rows(V, 2))

@@ -37,12 +37,15 @@ def _provider_noise(sigma, shape, rng):
     return rng.standard_normal(shape) * sigma
 
 
-def _sparse_product(C, Q):
+def sparse_product(C, Q):
     """C @ Q for symmetric C, using only Q's nonzero rows: O(kŝd) once Q is ŝ-row-sparse."""
     rows = np.flatnonzero(Q.any(axis=1))
     if rows.size > Q.shape[0] // 2:
         return C @ Q
     return (Q[rows].T @ C[rows]).T  # C symmetric: C[:, rows] @ Q[rows] = (Q[rows]ᵀ C[rows])ᵀ
+
+
+_sparse_product = sparse_product  # the name used before it was public
 
 
 def run_dps_pca(scatters, sizes, Q1, sparsity, n_iter, sigma, *, noise="independent", random_state=None,
@@ -76,14 +79,14 @@ def run_dps_pca(scatters, sizes, Q1, sparsity, n_iter, sigma, *, noise="independ
 
     def apply(Q, t):
         if messages is None:  # only the sum reaches the server's estimate
-            return (_sparse_product(total_scatter, Q) + _provider_noise(aggregate_sigma, (d, k), rng)) / n
+            return (sparse_product(total_scatter, Q) + _provider_noise(aggregate_sigma, (d, k), rng)) / n
         if noise == "shared":
             G = _provider_noise(sigma, (d, k), rng)
             noises = [G] * N
         else:
             noises = [_provider_noise(sigma, (d, k), rng) for _ in scatters]
         # provider i releases n_i H_i = n_i Σ̂_i Q + G_i; the server sums and divides by n
-        releases = [_sparse_product(C, Q) + G for C, G in zip(scatters, noises)]
+        releases = [sparse_product(C, Q) + G for C, G in zip(scatters, noises)]
         messages.append([R / n_i for R, n_i in zip(releases, sizes)])
         return sum(releases) / n
 

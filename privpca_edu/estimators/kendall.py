@@ -43,6 +43,7 @@ from ..privacy import (  # the calibrations live in privpca_edu.privacy; re-expo
     resolve_radius,
     resolve_transform,
 )
+from . import _kendall_pairs
 from ._base import (
     ACCOUNTANT,
     DATA_NORM,
@@ -130,12 +131,14 @@ def kendall_tau_matrix(X, transform_kind="spherical", radius=None, *, pair_scale
     ``"spherical"``, min(1, r²/‖·‖²) for ``"winsorized"``) and D = diag(W1): the graph-Laplacian
     identity :math:`\sum_{i<j} w_{ij}(x_i-x_j)(x_i-x_j)^\top = X^\top(D-W)X`.
 
-    **Computation.** Rows are processed in blocks B of b rows: the squared distances of the block
-    to all rows come from *one* matrix product of augmented matrices
+    **Computation** (in :mod:`privpca_edu.estimators._kendall_pairs`).  Rows are processed in
+    blocks B of b rows, and block B meets only the rows from its own first row on, so each pair is
+    visited once: the squared distances come from *one* matrix product of augmented matrices
     (:math:`[-2X_B, s_B, 1][X, 1, s]^\top` with s = squared row norms), the weights are formed in
-    place, and :math:`X_B^\top(\mathrm{diag}(W_{B,:}1)X_B - W_{B,:}X)` is accumulated.  Memory is
-    O(bn) — b is chosen so a block holds 2²² numbers (32 MB) — and the n×n matrices W, D are never
-    formed.  Cost: two O(n²d) matrix products plus a few passes over the weights.
+    place, and the degrees D and the cross term :math:`\sum_{i<j} w_{ij}x_ix_j^\top` are
+    accumulated.  Memory is O(bn) — a block holds at most 2²² numbers (32 MB) — and the n×n
+    matrices W, D are never formed.  Cost: two matrix products of about n²d/2 each plus a few
+    passes over the n²/2 weights.  Tested against :func:`kendall_tau_naive` to 1e-12 (relative).
 
     **Repeated rows.** Identical rows contribute g(0) = 0 to each other, so the sum runs over the
     distinct rows u_p with multiplicities c_p: :math:`\sum_{p<q} c_pc_q\,g(u_p-u_q)g(u_p-u_q)^\top`,
@@ -167,7 +170,7 @@ def kendall_tau_matrix(X, transform_kind="spherical", radius=None, *, pair_scale
         ``"sqrt2"`` uses g((x_i − x_j)/√2) as the R package ``dppca`` does.  For "spherical" the two
         agree; for "winsorized" radius r with ``"sqrt2"`` equals ½ × (radius √2 r without it).
     block_size : int, optional
-        Rows per block (default: 2²²/n, at least 16).
+        Rows per block (default: at most 2²²/n and about n/8, at least 16).
 
     Returns
     -------
@@ -193,51 +196,9 @@ def kendall_tau_matrix(X, transform_kind="spherical", radius=None, *, pair_scale
         # rows more than 1e100 apart in scale: the Gram-based squared distances would underflow or
         # overflow, so each pair's sign is computed directly (exact, O(n) vectorised row passes)
         return _kendall_by_rows(X, counts, kind, r, n_total)
-    if block_size is None:
-        b = max(16, min(n, _BLOCK_ENTRIES // n))
-    else:
-        b = check_int(block_size, "block_size", low=1)
-    sq = np.einsum("ij,ij->i", X, X)
-    # Augmented factors: left_B @ right.T = s_i + s_j − 2 x_iᵀx_j (squared distances) in one GEMM.
-    left = np.empty((n, d + 2))
-    left[:, :d] = -2.0 * X
-    left[:, d] = sq
-    left[:, d + 1] = 1.0
-    right = np.empty((n, d + 2))
-    right[:, :d] = X
-    right[:, d] = 1.0
-    right[:, d + 1] = sq
-    r2 = r * r
-    # [cX | c]: one GEMM gives both W_B (cX) and the row sums W_B c (the diagonal of D).
-    X1 = np.empty((n, d + 1))
-    X1[:, :d] = X
-    X1[:, d] = 1.0
-    if counts is not None:
-        X1 *= counts[:, None]
-    acc = np.zeros((d, d))
-    near_acc = np.zeros((d, d))
-    buffer = np.empty((b, n))
-    for start in range(0, n, b):
-        stop = min(n, start + b)
-        m = stop - start
-        W = buffer[:m]
-        np.matmul(left[start:stop], right.T, out=W)  # squared distances of the block to all rows
-        rows = np.arange(m)
-        W[rows, rows + start] = np.inf  # i = j: weight 0 (1/inf for sph, r²/inf for wins)
-        _handle_near_duplicates(W, X, sq, start, kind, r, near_acc, counts)
-        if kind == "spherical":
-            np.reciprocal(W, out=W)
-        else:
-            np.maximum(W, r2, out=W)
-            np.divide(r2, W, out=W)
-        WX1 = W @ X1
-        XB = X[start:stop]
-        M = WX1[:, d : d + 1] * XB
-        M -= WX1[:, :d]
-        if counts is not None:
-            M *= counts[start:stop, None]
-        acc += XB.T @ M
-    K = acc + near_acc
+    b = None if block_size is None else check_int(block_size, "block_size", low=1)
+    K = _kendall_pairs.pair_sum(X, counts, kind, r, b, block_entries=_BLOCK_ENTRIES,
+                                near_rtol=_NEAR_DUPLICATE_RTOL, sign=spatial_sign)
     K = (K + K.T) * (1.0 / (n_total * (n_total - 1)))  # 2/(n(n−1)) × the symmetrised sum
     return K
 
@@ -327,51 +288,6 @@ def _warn_if_slow(n_total, n, d):
         f"d = {d} that is about {when} on one core (time grows like n²d); a random subsample of m rows "
         "costs (m/n)² of that",
         UserWarning, stacklevel=caller_stacklevel())
-
-
-def _handle_near_duplicates(W, X, sq, start, kind, r, near_acc, counts=None):
-    """Take near-duplicate pairs out of the Laplacian (W ← inf ⇒ weight 0) and add them exactly.
-
-    A generous per-row screen (D² ≤ 4·tol·s_i) finds candidates; a pair
-    that passes the exact symmetric test D²_exact ≤ tol(s_i + s_j) passes the screen from both of
-    its rows, so its weight is zeroed in both (W stays symmetric, which the identity needs).
-    ``counts`` (multiplicities of distinct rows) weight a pair (p, q) by c_p c_q.
-
-    Candidates are handled in chunks of rows (at most 2²⁰ weights compared at once) and of pairs
-    (at most 2²⁰ numbers in the differences), so the memory is bounded by a constant times the
-    block's, whatever the number of near-duplicate pairs.
-    """
-    m, n = W.shape
-    d = X.shape[1]
-    thresh = (4.0 * _NEAR_DUPLICATE_RTOL) * sq[start : start + m]
-    # A read-only pass first (row minima); the full comparison only for rows that need it.
-    rows = np.flatnonzero(W.min(axis=1) <= thresh)
-    row_chunk = max(1, (_BLOCK_ENTRIES // 4) // n)
-    pair_chunk = max(1, (_BLOCK_ENTRIES // 4) // (d + 4))
-    for lo in range(0, rows.size, row_chunk):
-        chunk = rows[lo : lo + row_chunk]
-        i_loc, j = np.nonzero(W[chunk] <= thresh[chunk, None])
-        i_loc = chunk[i_loc]
-        for p in range(0, i_loc.size, pair_chunk):
-            _near_pairs(W, X, sq, start, kind, r, near_acc, counts, i_loc[p : p + pair_chunk], j[p : p + pair_chunk])
-
-
-def _near_pairs(W, X, sq, start, kind, r, near_acc, counts, i_loc, j):
-    """The exact test and the direct sum for one chunk of candidate pairs (block row i_loc, row j)."""
-    i = i_loc + start
-    T = X[i] - X[j]
-    d2 = np.einsum("ij,ij->i", T, T)
-    near = d2 <= _NEAR_DUPLICATE_RTOL * (sq[i] + sq[j])
-    if not near.any():
-        return
-    W[i_loc[near], j[near]] = np.inf
-    upper = near & (i < j)  # each unordered pair added once
-    if upper.any():
-        G = spatial_sign(T[upper], kind, r)
-        if counts is None:
-            near_acc += G.T @ G
-        else:
-            near_acc += (G * (counts[i[upper]] * counts[j[upper]])[:, None]).T @ G
 
 
 def kendall_tau_naive(X, transform_kind="spherical", radius=None, *, pair_scale="none", method="row_loop"):

@@ -65,7 +65,25 @@ __all__ = [
     "ADMMResult",
     "ConvergenceWarning",
     "LOCAL_CALIBRATIONS",
+    "check_solver_params",
 ]
+
+
+def check_solver_params(estimator):
+    """Check a :class:`LocalSparsePCA`'s ADMM settings (``lam``, ``lam_scale``, ``rho``, ``adaptive_rho``,
+    ``tol``, ``max_iter``): ``ValueError``/``TypeError`` naming the argument and its allowed range.
+
+    ``fit`` calls it; experiments that run the same solver on many releases call it once first.
+    """
+    if estimator.lam is not None:
+        check_positive(estimator.lam, "lam", allow_zero=True)
+    check_positive(estimator.lam_scale, "lam_scale", allow_zero=True)
+    if estimator.rho is not None:
+        check_positive(estimator.rho, "rho")
+    if not isinstance(estimator.adaptive_rho, (bool, np.bool_)):
+        raise TypeError(f"adaptive_rho must be True or False, got {estimator.adaptive_rho!r}")
+    check_positive(estimator.tol, "tol")
+    check_int(estimator.max_iter, "max_iter", low=1)
 
 
 class ConvergenceWarning(UserWarning):
@@ -648,15 +666,7 @@ class LocalSparsePCA(LocalGaussianPCA):
         self.max_iter = max_iter
 
     def _validate_solver(self, n, d):
-        if self.lam is not None:
-            check_positive(self.lam, "lam", allow_zero=True)
-        check_positive(self.lam_scale, "lam_scale", allow_zero=True)
-        if self.rho is not None:
-            check_positive(self.rho, "rho")
-        if not isinstance(self.adaptive_rho, (bool, np.bool_)):
-            raise TypeError(f"adaptive_rho must be True or False, got {self.adaptive_rho!r}")
-        check_positive(self.tol, "tol")
-        check_int(self.max_iter, "max_iter", low=1)
+        check_solver_params(self)
 
     def _prepare(self, X, *, fitting=False, min_samples=1):
         out = super()._prepare(X, fitting=fitting, min_samples=min_samples)

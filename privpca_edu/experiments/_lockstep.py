@@ -19,5 +19,5 @@ def ddot_rows(D):
 
 
 def sin_theta_rows(Q, V):
-    """``subspace._sin_theta(Q[b], V)`` (‖(I − VVᵀ)Q_b‖_F) for every basis of a stack Q (m, d, k)."""
+    """``subspace.sin_theta(Q[b], V)`` (‖(I − VVᵀ)Q_b‖_F) for every basis of a stack Q (m, d, k)."""
     return np.sqrt(ddot_rows(Q - V @ (V.T @ Q)))

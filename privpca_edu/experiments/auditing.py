@@ -31,7 +31,7 @@ from .. import audit
 from .._validation import PrivacyWarning, check_delta, check_int, check_option, check_positive
 from ..audit import mutants
 from ..estimators import PPCA, AnalyzeGauss, ModSuLQ
-from ..estimators._bingham import sample_bingham_exact
+from ..estimators.ppca import sample_bingham_exact
 from ..estimators.covariance import ReleaseParts
 from ..privacy import check_gaussian_guarantee, gdp_delta, gdp_epsilon
 from .noisy_covariance import one_blas_thread

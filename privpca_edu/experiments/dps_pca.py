@@ -22,11 +22,11 @@ import numpy as np
 from .._validation import check_option, as_generator, single_threaded_blas
 from ..datasets import spiked_sparse, spiked_sparse_scatter
 from ..estimators import PPCA
-from ..estimators._bingham import bingham_gibbs
-from ..estimators._power import initial_basis
-from ..estimators.dps_pca import _sparse_product, run_dps_pca
+from ..estimators.ppca import bingham_gibbs
+from ..estimators.dps_pca import initial_basis
+from ..estimators.dps_pca import sparse_product, run_dps_pca
 from ..privacy import dps_pca_sigma, mod_sulq_noise_scale, symmetric_noise
-from ..subspace import _sin_theta, random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors
+from ..subspace import sin_theta, random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors
 from ._lockstep import sin_theta_rows
 
 __all__ = [
@@ -104,7 +104,7 @@ def trajectories(scatter, n_samples, truth, *, epsilon, delta, sparsity, n_iter,
             Q1 = initial_basis("random", d, k, sparsity, threshold_init, rng)
             history, _ = run_dps_pca([scatter], [n_samples], Q1, sparsity, n_iter, sigma, noise=noise,
                                      random_state=rng)
-            out[i] = [_sin_theta(Q, truth) for Q in history]  # bases are orthonormal by construction
+            out[i] = [sin_theta(Q, truth) for Q in history]  # bases are orthonormal by construction
     return out
 
 
@@ -368,7 +368,7 @@ def _seed_draws_cached(d, k, s_hat, threshold_init, n_seeds, T):
 
 
 def _products(C, Q):
-    """``estimators.dps_pca._sparse_product(C, Q[b])`` for every basis of the stack Q."""
+    """``estimators.dps_pca.sparse_product(C, Q[b])`` for every basis of the stack Q."""
     d = C.shape[0]
     rows = [np.flatnonzero(Qb.any(axis=1)) for Qb in Q]
     sizes = {r.size for r in rows}
@@ -378,7 +378,7 @@ def _products(C, Q):
         rows = np.array(rows)
         picked = np.take_along_axis(Q, rows[:, :, None], axis=1)
         return np.matmul(picked.transpose(0, 2, 1), C[rows]).transpose(0, 2, 1)
-    return np.array([_sparse_product(C, Qb) for Qb in Q])
+    return np.array([sparse_product(C, Qb) for Qb in Q])
 
 
 def _kept_rows_stack(V, n_rows):

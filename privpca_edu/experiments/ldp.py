@@ -43,12 +43,12 @@ import numpy as np
 
 from ..bounds import local as _bounds_ldp
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_positive, single_threaded_blas
-from ..datasets._ldp import ldp_spiked_model
+from ..datasets import ldp_spiked_model
 from ..estimators import AnalyzeGauss
-from ..estimators.local import (LocalGaussianPCA, LocalSparsePCA, default_sparse_penalty, fantope_admm,
-                               local_noise_scale)
+from ..estimators.local import (LocalGaussianPCA, LocalSparsePCA, check_solver_params, default_sparse_penalty,
+                               fantope_admm, local_noise_scale)
 from ..privacy import analyze_gauss_noise_scale, symmetric_noise
-from ..subspace import (_sin_theta, random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors,
+from ..subspace import (sin_theta, random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors,
                         truncate_rows)
 from ._lockstep import ddot_rows
 from ._threads import in_parallel, n_workers
@@ -602,7 +602,7 @@ def _unit_noise(p, convention, seed, *purpose):
 def _projection_error(basis, V):
     """``subspace_distance(components, V, kind="projection")`` for components = basis.T stored as
     the estimators store it (a C-contiguous (k, d) array), without the input checks."""
-    return math.sqrt(2.0) * _sin_theta(np.ascontiguousarray(basis.T).T, V)
+    return math.sqrt(2.0) * sin_theta(np.ascontiguousarray(basis.T).T, V)
 
 
 def _fantope_admm_batch(S, k, lam, *, rho=None, adaptive_rho=False, tol=1e-4, max_iter=1000):
@@ -712,7 +712,7 @@ def _errors_batch(kind, ns, p, k, s, gap, epsilon, delta, calibration, n_repeats
             with _Notes() as notes:  # as _central_errors, which the reference fit runs
                 sigma = analyze_gauss_noise_scale(n, check_epsilon(epsilon), delta, 1.0, calibration)
             S = np.asarray(dat["second_moment"])
-            errors = [_sin_theta(top_eigenvectors(S + sigma * _unit_noise(p, ag.noise_convention, seed, "central", r),
+            errors = [sin_theta(top_eigenvectors(S + sigma * _unit_noise(p, ag.noise_convention, seed, "central", r),
                                                   k)[1], V) * math.sqrt(2.0) for r in range(n_repeats)]
             out.append((_frozen(np.array(errors)), None, tuple(notes.messages)))
         return out
@@ -731,7 +731,7 @@ def _errors_batch(kind, ns, p, k, s, gap, epsilon, delta, calibration, n_repeats
         iters = np.zeros(len(released), dtype=int)
         extra = [()] * len(released)
     else:
-        est._validate_solver(ns[0], p)
+        check_solver_params(est)
         lams = np.array([default_sparse_penalty(sigma1, n, p, est.lam_scale) if est.lam is None else float(est.lam)
                          for n in ns for _ in range(n_repeats)])
         threads = n_workers() if p >= PARALLEL_MIN_FEATURES else 1

@@ -34,7 +34,7 @@ from .. import bounds, datasets
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_positive, single_threaded_blas
 from ..audit import audit_bingham_2d, bingham_density_2d
 from ..estimators import PPCA, AnalyzeGauss, ModSuLQ
-from ..estimators._bingham import bingham_gibbs, sample_bingham_exact
+from ..estimators.ppca import bingham_gibbs, sample_bingham_exact
 from ..privacy import symmetric_noise
 from ..subspace import random_subspace_distance, subspace_distance, top_eigenvectors
 

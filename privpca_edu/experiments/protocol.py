@@ -40,7 +40,7 @@ import numpy as np
 from .._validation import PrivacyWarning, check_int, check_option, as_generator, single_threaded_blas
 from ..estimators import AnalyzeGauss
 from ..estimators.private_local import ChainRankWarning, PrivateLocalPCA
-from ..protocol import _crypto
+from .. import protocol as _protocol
 from ..protocol.mechanism import (
     PlaintextDPDPCA,
     centred_scatter,
@@ -205,7 +205,7 @@ def timing_vs_owners(n_owners=(2, 4, 8, 16), *, n_features=20, rows_per_owner=50
     data = [D / np.linalg.norm(D, axis=1, keepdims=True) for D in data]
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", _crypto.InsecureKeyWarning)
+        warnings.simplefilter("ignore", _protocol.InsecureKeyWarning)
         user = DataUser(key_length, keypair=keypair)
     owners = [DataOwner(D, name=f"owner {l + 1}") for l, D in enumerate(data)]
     ciphertexts, owner_seconds = [], []
@@ -229,7 +229,7 @@ def timing_vs_owners(n_owners=(2, 4, 8, 16), *, n_features=20, rows_per_owner=50
             N = user.decrypt_count(proxy.encrypted_count())
             proxy.learn_count(N)
             enc_R, enc_v = proxy.release(protocol_noise(M, sigma, 1, "proxy", random_state=rng)[0],  # B = 1
-                                         mask_scale=default_mask_scale(N), secret=_crypto.new_secret())
+                                         mask_scale=default_mask_scale(N), secret=_protocol.new_secret())
             proxy_times.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             S_prime, _, _ = user.decrypt_release(enc_R, enc_v, M)
@@ -256,7 +256,7 @@ def timing_vs_owners(n_owners=(2, 4, 8, 16), *, n_features=20, rows_per_owner=50
     result.update(
         n_owners=np.array(grid), dpdpca_hops=np.full(len(grid), 5), chain_hops=np.array(grid),
         keygen=user.keygen_seconds, key_length=user.key_length, n_features=M, rows_per_owner=rows_per_owner,
-        encryptions_per_owner=M * (M + 1) // 2 + M + 1, gmpy2=_crypto.gmpy2_in_use(), epsilon=epsilon, delta=delta,
+        encryptions_per_owner=M * (M + 1) // 2 + M + 1, gmpy2=_protocol.gmpy2_in_use(), epsilon=epsilon, delta=delta,
     )
     return result
 
@@ -446,7 +446,7 @@ def cached_aggregate(n_owners, key_length, data_seed=0):
     blocks = hospital_data(n_owners, data_seed)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", _crypto.InsecureKeyWarning)  # reported by hospitals_demo instead
+        warnings.simplefilter("ignore", _protocol.InsecureKeyWarning)  # reported by hospitals_demo instead
         aggregate = encrypt_and_aggregate(list(blocks), key_length)
     return aggregate, time.perf_counter() - t0
 
@@ -498,7 +498,7 @@ def hospitals_demo(n_owners=5, epsilon=0.5, key_length=1024, *, delta=1e-5, n_co
     aggregate, phase1_seconds = cached_aggregate(int(n_owners), int(key_length), data_seed)
     cached = cached_aggregate.cache_info().hits > hits
     notes = []
-    if key_length < _crypto.SECURE_KEY_LENGTH:
+    if key_length < _protocol.SECURE_KEY_LENGTH:
         notes.append(f"{key_length}-bit key: INSECURE demo size (real use: ≥ 2048 bits)")
     result = aggregate.release(n_components, epsilon, delta, calibration=calibration, random_state=seed)
     grid, dpd_curve, ag_curve, S = _central_curves(n_components, delta, n_curve_seeds, data_seed)

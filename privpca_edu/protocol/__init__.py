@@ -30,6 +30,7 @@ from ._crypto import (
     encrypt_fixed,
     generate_keypair,
     gmpy2_in_use,
+    new_secret,
     require_phe,
 )
 from .mechanism import (
@@ -56,5 +57,5 @@ __all__ = [
     "mask_sensitivity", "default_mask_scale",
     "owner_shares", "centred_worst_case_pair", "CALIBRATIONS", "NOISE_BY",
     "InsecureKeyWarning", "generate_keypair", "gmpy2_in_use", "require_phe", "encrypt_fixed", "decrypt_exact",
-    "ciphertext_bytes", "FIXED_EXPONENT", "MIN_KEY_LENGTH", "SECURE_KEY_LENGTH",
+    "ciphertext_bytes", "FIXED_EXPONENT", "MIN_KEY_LENGTH", "SECURE_KEY_LENGTH", "new_secret",
 ]

@@ -50,7 +50,8 @@ from .._validation import (
     diagnostics_enabled,
     as_generator,
 )
-from ..estimators._base import PrivacyRecord, make_record
+from ..estimators._base import make_record
+from ..estimators import PrivacyRecord
 from ..subspace import fix_signs
 from . import _crypto
 from ._parallel import check_n_jobs, run_tasks

@@ -133,9 +133,10 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
     version = _version()
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.perf_counter()
+    plan = {}
     results = run_tasks(task_list, paper=paper, scale=scale, version=version, seed=seed, n_jobs=n_jobs,
                         backend=backend, scheduler=scheduler, cache_dir=os.path.join(out, ".cache"),
-                        progress=progress, on_result=on_result)
+                        progress=progress, on_result=on_result, plan=plan)
     wall = time.perf_counter() - t0
     cached = sum(r.cached for r in results)
     task_seconds = sum(r.seconds for r in results)
@@ -149,7 +150,7 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
         paper=paper, scale=scale, version=version, seed=seed,
         started_utc=f"{started:%Y-%m-%d %H:%M}",
         finished_utc=f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M}",
-        backend=backend, workers=None if scheduler else n_jobs, scheduler=scheduler,
+        backend=backend, workers=None if scheduler else plan.get("workers", n_jobs), scheduler=scheduler,
         tasks=len(task_list), computed=len(task_list) - cached, from_cache=cached, wall_seconds=round(wall, 3),
         cpu_seconds_computed=round(float(sum(r.cpu_seconds for r in results if not r.cached)), 3), load_average=load))
     draw = line_figure if figures else (lambda *args, **kwargs: None)
@@ -160,7 +161,8 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
         notes += [n for n in r.notes if n not in notes]
     workers = (f"Dask cluster at {scheduler}" if scheduler else
                f"{n_jobs} Dask worker{'s' * (n_jobs > 1)} (LocalCluster)" if backend == "dask" else
-               f"{n_jobs} joblib worker{'s' * (n_jobs > 1)}")
+               f"{n_jobs} joblib worker{'s' * (n_jobs > 1)}" if plan.get("workers", n_jobs) == n_jobs else
+               f"one process ({n_jobs} joblib workers asked for; the work was smaller than their start-up)")
     lines = [
         f"# Reproduction: {module.TITLE}",
         "",

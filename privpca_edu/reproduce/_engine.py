@@ -250,17 +250,70 @@ def _progress_bar(total, initial, desc, enabled):
     return tqdm(total=total, initial=initial, desc=desc, unit="task", smoothing=0.05, dynamic_ncols=True)
 
 
-def _iter_loky(jobs, costs, n_jobs):
+#: Wall seconds for a pool of new loky workers to start: each imports NumPy, SciPy, scikit-learn
+#: and the package before its first task (measured 1.2 s on an idle 2-core machine; the workers
+#: start in parallel).  A pool is started only when the work it takes over is worth several times
+#: this; workers stay alive for joblib's idle timeout (300 s), and a pool used by this process less
+#: than :data:`_WARM_SECONDS` ago is taken as running (no start-up to pay).
+WORKER_START_SECONDS = 1.2
+#: How long the first (costliest) tasks run in this process to measure the speed of the work.
+_PROBE_SECONDS = 0.5
+_WARM_SECONDS = 240.0
+_last_pool_use = {}  # n_jobs -> time.monotonic() when a loky pool of that size last finished work
+
+
+def _pool_is_warm(n_jobs):
+    last = _last_pool_use.get(n_jobs)
+    return last is not None and time.monotonic() - last < _WARM_SECONDS
+
+
+def _worth_a_pool(seconds_done, cost_done, cost_left, n_jobs):
+    """Whether ``n_jobs`` new workers finish the remaining work sooner than this process alone.
+
+    The remaining work takes R = (seconds per unit of cost so far) × (cost left) here, and about
+    S + R/n_jobs on a new pool (S = :data:`WORKER_START_SECONDS`); the pool is chosen only when it
+    saves at least S more, R(1 − 1/n_jobs) ≥ 2S, so a misjudged cost costs at most ~S.
+    """
+    if cost_left <= 0:
+        return False
+    if cost_done <= 0:
+        return True
+    remaining = seconds_done / cost_done * cost_left
+    return remaining * (1.0 - 1.0 / n_jobs) >= 2.0 * WORKER_START_SECONDS
+
+
+def _iter_loky(jobs, costs, n_jobs, plan):
+    """Results of ``jobs`` as they finish: in this process, or on ``n_jobs`` loky workers when worth it.
+
+    Unless a pool of that size is already running, the costliest tasks run here first for
+    :data:`_PROBE_SECONDS`; from their speed and the estimated costs of the rest, the rest goes to
+    a pool only if starting one pays off (:func:`_worth_a_pool`); otherwise it runs here too.  So
+    ``n_jobs = 2`` is never much slower than one worker on work smaller than the workers' start-up.
+    Results do not depend on where a task runs (each has its own seed and one BLAS thread).
+    """
+    done = 0
+    if n_jobs > 1 and not _pool_is_warm(n_jobs):
+        t0, cost_done = time.perf_counter(), 0.0
+        while done < len(jobs) and (done == 0 or time.perf_counter() - t0 < _PROBE_SECONDS):
+            yield _indexed_call(*jobs[done])
+            cost_done += costs[done]
+            done += 1
+        if not _worth_a_pool(time.perf_counter() - t0, cost_done, sum(costs[done:]), n_jobs):
+            n_jobs = 1
+    plan["workers"] = n_jobs
     if n_jobs == 1:  # in this process: no pickling, no pool to start
-        for job in jobs:
+        for job in jobs[done:]:
             yield _indexed_call(*job)
         return
     from joblib import Parallel, delayed
 
     # chunks come back as they finish (so their tasks are cached at once)
     parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered", batch_size=1)
-    for chunk in parallel(delayed(_chunk_call)(c) for c in _chunks(jobs, costs, n_jobs)):
-        yield from chunk
+    try:
+        for chunk in parallel(delayed(_chunk_call)(c) for c in _chunks(jobs[done:], costs[done:], n_jobs)):
+            yield from chunk
+    finally:
+        _last_pool_use[n_jobs] = time.monotonic()
 
 
 def require_extra(module, extra, what):
@@ -311,8 +364,12 @@ def resolve_n_jobs(n_jobs):
 
 
 def run_tasks(tasks, *, paper, scale, version, seed=0, n_jobs=1, backend="loky", scheduler=None, cache_dir=None,
-              progress=True, on_result=None):
+              progress=True, on_result=None, plan=None):
     """Results of ``tasks`` (a list of :class:`TaskResult`, in grid order), computing only uncached ones.
+
+    ``plan`` (a dict, optional) receives ``"workers"``: the number of loky processes that ran the
+    tasks (1 when the work was too small to be worth starting ``n_jobs`` workers, see
+    :func:`_iter_loky`).
 
     ``on_result(index, result)`` is called in the main process after each computed task (used
     by the tests to interrupt a run); the task is in the cache within a second, or as soon as
@@ -342,7 +399,7 @@ def run_tasks(tasks, *, paper, scale, version, seed=0, n_jobs=1, backend="loky",
     try:
         if jobs:
             costs = [max(float(tasks[i].cost), 0.0) for i in todo]
-            stream = (_iter_loky(jobs, costs, n_jobs) if backend == "loky" else
+            stream = (_iter_loky(jobs, costs, n_jobs, plan if plan is not None else {}) if backend == "loky" else
                       _iter_dask(jobs, costs, n_jobs, scheduler))
             for i, value, (seconds, cpu), notes in stream:
                 if writer is not None:

@@ -115,8 +115,10 @@ def line_figure(path, title, xlabel, ylabel, series, *, hline=None, hline_label=
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from ..plotting._style import GREY, WIDTH, finish_axes, house
-    from ..plotting._style import series as series_style
+    from ..plotting import style
+
+    GREY, WIDTH, finish_axes, house, series_style = (style.GREY, style.WIDTH, style.finish_axes, style.house,
+                                                     style.series)
 
     with house():
         fig = Figure(figsize=(WIDTH, 0.6 * WIDTH))

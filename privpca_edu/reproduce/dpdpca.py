@@ -16,7 +16,7 @@ import os
 import numpy as np
 
 from ..experiments import protocol as ex
-from ..protocol import _crypto
+from ..protocol import SECURE_KEY_LENGTH
 from ._engine import Task
 from ._report import Claim, fmt, md_table, write_csv
 
@@ -96,7 +96,7 @@ def write(cfg, task_list, results, out, draw):
                       f"{t3['n_features']}", "owners L", "seconds",
                       {"DPDPCA (owners in parallel)": (L, t3["dpdpca_parallel"]),
                        "PrivateLocalPCA chain": (L, t3["chain"])}, logy=True))
-    insecure = t3["key_length"] < _crypto.SECURE_KEY_LENGTH
+    insecure = t3["key_length"] < SECURE_KEY_LENGTH
     md.append(f"### Fig. 3: running time against the number of owners (ε = 0.3; real Paillier, "
               f"{t3['key_length']}-bit keys{' — INSECURE, demo size' if insecure else ''}; synthetic unit-norm rows, "
               f"M = {t3['n_features']}; key generation {t3['keygen']:.2f} s, apart)\n")

@@ -1,4 +1,4 @@
-"""Non-private baselines: PCA and TruncatedPowerPCA (spec dps_pca.md §6.4, §8 items 7 and 10)."""
+"""Non-private baselines: PCA and TruncatedPowerPCA (Ge, Wang, Wang & Liu 2018, §5; Yuan & Zhang 2013)."""
 
 import math
 
@@ -174,7 +174,7 @@ def test_history_records_every_iterate():
     for Q in est.history_:
         assert Q.shape == (8, 2)
         np.testing.assert_allclose(Q.T @ Q, np.eye(2), atol=1e-12)
-    # the random start is not thresholded by default (spec §2.5) …
+    # the random start is not thresholded by default …
     assert nonzero_rows(est.history_[0]).size == 8
     # … unless asked, and an array start is thresholded by default
     thr = TruncatedPowerPCA(n_components=2, sparsity=5, n_iter=1, threshold_init=True, random_state=0).fit(X)
@@ -225,7 +225,7 @@ def test_init_pitfall_population(paper_model):
     # same).  A thresholded random start keeps ŝ = 50 of d = 1000 rows; it misses all s* = 10
     # support rows with probability C(990, 50)/C(1000, 50) ≈ 0.597, and then the iteration
     # never recovers.  Prediction: stuck ⇔ missed, for every seed.  10 seeds: P(≤ 2 misses) =
-    # 0.012, so "a sizeable fraction" is ≥ 3 (observed: 4/10, as in the spec).
+    # 0.012, so "a sizeable fraction" is ≥ 3 (observed: 4/10).
     data = paper_model
     X = _small_equivalent(data.covariance)
     D_lit, D_def, missed = _pitfall_runs(X, data.components, data.support)

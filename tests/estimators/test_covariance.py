@@ -1,4 +1,4 @@
-"""AnalyzeGauss and ModSuLQ: noisy second-moment releases (spec dps_pca.md §6.1, §6.3, §8 items 8, 11)."""
+"""AnalyzeGauss and ModSuLQ: noisy second-moment releases (Chaudhuri, Sarwate & Sinha 2013; Dwork, Talwar, Thakurta & Zhang 2014)."""
 
 import math
 import warnings
@@ -194,12 +194,12 @@ def test_sample_releases_matches_fit_law(cls):
 
 
 def test_mod_sulq_random_guess_at_d1000_but_not_at_d40():
-    # Spec: n = 1e5, ε = 1, δ = 0.3, §5.1 model with unit rows.  At d = 1000 the noise is
+    # Ge et al. (2018), §5.1 model with unit rows, n = 1e5, ε = 1, δ = 0.3.  At d = 1000 the noise is
     # β = 0.0518 and ‖E‖₂ ≈ 2√d β ≈ 3.3, ~200× the eigengap of the normalised second moment
     # (≈ 0.017 − 0.002), so the output is a random subspace.  We use n = 1e4 at d = 1000 to
     # keep the test fast (an n = 1e5 × 1000 X is 800 MB): β ∝ 1/n, so the noise is 10× larger
     # still and the conclusion can only get stronger; that the failure is the noise and not
-    # the data is checked by the ε = inf run on the same X.  At d = 40 we use the spec's n.
+    # the data is checked by the ε = inf run on the same X.  At d = 40 we use the paper's n.
     #
     # Tolerance: a Haar-random 5-subspace has D² = 5 − ‖UᵀV‖²_F with ‖UᵀV‖²_F ≈ k²/d ± √2k/d,
     # so D = 2.2305 ± 0.002; we allow ±0.02 for the small residual signal.

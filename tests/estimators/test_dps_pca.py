@@ -1,4 +1,4 @@
-"""DPS-PCA (Ge et al. 2018): the algebraic targets of spec dps_pca.md §8 and its privacy release."""
+"""DPS-PCA (Ge et al. 2018): algebraic checks of Algorithms 1–3 and its privacy release."""
 
 import math
 import warnings

@@ -1,4 +1,4 @@
-"""Local DP PCA (Wang & Xu 2019): spec ldp_pca.md §8 targets, audits A–C, calibration, bad input.
+"""Local DP PCA (Wang & Xu 2019): validation targets, audits A–C, calibration, bad input.
 
 Statistical tolerances, with the theory behind each:
 * B (noise shape): χ² variance test at α = 1e-3 (audit.audit_noise_shape); a factor-2 (σ/2 → 4)
@@ -81,7 +81,7 @@ def test_calibration_values_match_spec_table(eps, delta, paper, replacement):
 @pytest.mark.parametrize("eps,delta,private", [(2.0, 1e-4, False), (0.5, 1e-5, False), (0.5, 1e-4, True)])
 def test_paper_constant_is_recorded_not_private_with_the_exact_fact(eps, delta, private):
     # The paper's σ₁ is √2 too small for the classic proof with Δ = √2; whether it is (ε, δ)-DP
-    # anyway is decided by the exact (Balle & Wang) δ of that σ₁: spec §4.3 and the docstring.
+    # anyway is decided by the exact (Balle & Wang) δ of that σ₁: see the docstring's derivation.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
         p = local_noise_scale(eps, delta, calibration="paper")
@@ -173,7 +173,7 @@ def test_recipe_B_noise_shape_of_user_reports():
         noise = est.sample_user_reports(x, 2000, random_state=3) - np.outer(x, x)
         res = audit.audit_noise_shape(noise, sigma, "upper_iid")
         assert res.passed is should_pass, res
-    # spec §8.1: same variance on and off the diagonal — the Frobenius (GOE-like) convention is rejected
+    # same variance on and off the diagonal — the Frobenius (GOE-like) convention is rejected
     noise = LocalGaussianPCA(1, epsilon=0.5, delta=1e-4).sample_user_reports(x, 2000, random_state=4) - np.outer(x, x)
     bad = audit.audit_noise_shape(noise, sigma, "frobenius")
     assert not bad.passed and bad.values["off-diagonal"]["z"] > 30
@@ -310,7 +310,7 @@ def test_per_user_and_aggregated_paths_agree_in_distribution():
 
 
 def test_per_user_report_sees_only_its_own_record(monkeypatch):
-    # spec §8.12: the report is a function of one record and the user's own generator.
+    # the report is a function of one record and the user's own generator.
     assert list(inspect.signature(local_gaussian_report).parameters) == ["x", "noise_scale", "random_state"]
     calls = []
     real = local_module.local_gaussian_report
@@ -428,7 +428,7 @@ def test_admm_convergence_trace_and_residuals():
 
 
 def test_sparsity_behaviour_non_private():
-    # spec §8.10: Σ = 5VVᵀ + I, p = 30, k = 3, s = 6, n = 400; a moderate λ shrinks the support
+    # Σ = 5VVᵀ + I, p = 30, k = 3, s = 6, n = 400; a moderate λ shrinks the support
     # from p towards s and is no worse than plain PCA.
     rng = np.random.default_rng(0)
     p, k, s = 30, 3, 6

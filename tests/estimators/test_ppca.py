@@ -1,4 +1,4 @@
-"""PPCA and the Bingham samplers (spec dps_pca.md §6.2, §8 item 12)."""
+"""PPCA and the Bingham samplers (the exponential mechanism of Chaudhuri, Sarwate & Sinha 2013)."""
 
 import math
 
@@ -46,8 +46,8 @@ def test_ground_truth():
     m2_coarse, _, _ = bingham_truth(n=32)
     np.testing.assert_allclose(M2, m2_coarse, atol=1e-10)
     assert M2.sum() == pytest.approx(1.0, abs=1e-12)
-    # the spec's importance-sampling values (0.5787, 0.2511, 0.1107, 0.0595); quadrature gives
-    # (0.57831, 0.25117, 0.11101, 0.05951): the spec's IS estimate is good to ~5e-4.
+    # importance-sampling values to 4 digits (0.5787, 0.2511, 0.1107, 0.0595); quadrature gives
+    # (0.57831, 0.25117, 0.11101, 0.05951): the IS estimate is good to ~5e-4.
     np.testing.assert_allclose(M2, [0.5787, 0.2511, 0.1107, 0.0595], atol=1e-3)
 
 
@@ -85,13 +85,13 @@ def test_exact_sampler_moments_and_acceptance():
     x, rate = sample_bingham_exact(A_TEST, size=N_DRAWS, random_state=0, return_rate=True)
     assert x.shape == (N_DRAWS, 4)
     np.testing.assert_allclose(np.linalg.norm(x, axis=1), 1.0, atol=1e-12)
-    # 5 SE here is about (0.0033, 0.0029, 0.0017, 0.0009): tighter than the spec's ±0.01
+    # 5 SE here is about (0.0033, 0.0029, 0.0017, 0.0009): tighter than a ±0.01 band
     check_bingham_moments((x**2).mean(axis=0), iid_standard_errors(N_DRAWS))
 
     # Acceptance.  The proposal is the ACG law g(x) = |Ω|^{1/2}(xᵀΩx)^{−d/2} (density w.r.t. the
     # uniform measure) and a proposal is accepted with probability f*(x)(xᵀΩx)^{d/2}/M, so
     #   P(accept) = E_g[f*(x)(xᵀΩx)^{d/2}]/M = |Ω|^{1/2} E_unif[exp(−xᵀΨx)] / M ≈ 0.718.
-    # The spec's "about 0.50" is 1/M = 0.480, which is only a lower bound on that.
+    # "About 0.50" would be 1/M = 0.480, which is only a lower bound on that.
     b, det_sqrt, M = kgm_constants()
     assert b == pytest.approx(1.4732, abs=1e-4) and 1 / M == pytest.approx(0.48, abs=1e-3)
     theory = det_sqrt * E_UNIF / M
@@ -173,7 +173,7 @@ def test_gibbs_k1_long_chain_matches_the_moments():
     # compared with the autocorrelation time.  For this small, well-conditioned law one full
     # scan nearly decorrelates the state (measured lag-1 autocorrelation of x_i² ≈ −0.02), so
     # the implied effective sample size is close to the number of draws; we require ≥ 5 000,
-    # which also makes the check sensitive (5 SE ≤ 0.012 on E[x₁²], like the spec's ±0.01).
+    # which also makes the check sensitive (5 SE ≤ 0.012 on E[x₁²], like a ±0.01 band).
     sweeps, burn, thin, n_batches = 40_000, 1_000, 2, 50
     trace = np.empty((sweeps, 4))
 

@@ -1,4 +1,4 @@
-"""PrivateLocalPCA: the Imtiaz & Sarwate chain baseline (spec dpdpca.md §8, §11 target 13)."""
+"""PrivateLocalPCA: the Imtiaz & Sarwate chain baseline (Imtiaz & Sarwate 2018, as run by the DPDPCA paper)."""
 
 import math
 import warnings
@@ -26,7 +26,7 @@ def test_contract(check_sklearn_contract):
 
 
 def test_chain_is_lossless_at_full_rank_without_noise():
-    # Spec target 13: K = M, every site full column rank → final P Pᵀ = Σ (X^l)ᵀX^l (prototype 1.2e-13).
+    # K = M, every site full column rank → final P Pᵀ = Σ (X^l)ᵀX^l (prototype 1.2e-13).
     rng = np.random.default_rng(0)
     M = 6
     sites = [rng.normal(size=(10, M)) for _ in range(5)]
@@ -42,7 +42,7 @@ def test_chain_is_lossy_when_sites_hold_fewer_rows_than_features():
     sites = [rng.normal(size=(2, M)) for _ in range(5)]
     est = PrivateLocalPCA(M, epsilon=np.inf, data_norm=100.0).fit(sites)
     P = est.summary_
-    assert np.linalg.norm(P @ P.T - sum(S.T @ S for S in sites)) > 1.0  # spec prototype: ≈ 4.3
+    assert np.linalg.norm(P @ P.T - sum(S.T @ S for S in sites)) > 1.0  # ≈ 4.3
     assert est.effective_rank_ == 2  # k' = max(k_l, rank P) never exceeds 2 here
     C = est.components_
     assert C.shape == (M, M)
@@ -81,7 +81,7 @@ def test_wishart_option_warns_and_is_not_private():
 
 
 def test_many_tiny_sites_capture_less_variance_than_dpdpca():
-    # Spec target 13 (statistical): small K, many tiny owners → the chain's captured variance
+    # Small K, many tiny owners → the chain's captured variance
     # drops below DPDPCA's at the same (ε, δ).  Mean over 5 seeds; the gap is large (≈ 0.5 vs ≈ 1).
     rng = np.random.default_rng(0)
     n, d, K = 3000, 8, 2

@@ -1,6 +1,6 @@
 """Robust private PCA (issue 5): g-DPPCA, SGPCA, NSGGD and the paper's AG replication.
 
-Spec ``shared/spec/g_dppca.md`` §11 validation targets, audits A–C on KendallDPPCA (each flags the
+Validation targets of Kim & Jung's g-DPPCA, audits A–C on KendallDPPCA (each flags the
 σ/2 mutant), the Laplacian form against pair loops, and bad input.  Statistical tolerances state
 the theory they come from next to the assertion.
 """
@@ -75,7 +75,7 @@ def test_vecd_isometry_and_inverse():
 
 def test_noise_law_frobenius_convention():
     # §11 item 2: 2×10⁵ draws, σ = 1.  Sample variance of N normal values has relative sd √(2/N):
-    # diagonal (N = 8×10⁵) 0.16 %, off-diagonal (N = 1.2×10⁶) 0.13 % — the spec's ±2 % / ±0.01 (2 %)
+    # diagonal (N = 8×10⁵) 0.16 %, off-diagonal (N = 1.2×10⁶) 0.13 % — against ±2 % / ±0.01 (2 %)
     # windows are > 10 sd.  E‖E‖_F² = d(d+1)/2 = 10, sd of the mean of 2×10⁵ χ²₁₀ values 0.01 (0.1 %).
     d = 4
     E = privacy.symmetric_noise(d, 1.0, convention="frobenius", size=200_000, random_state=1)
@@ -247,7 +247,7 @@ def test_trace_identities_and_covariance_limit():
 # 7 + audit A: sensitivity
 # =============================================================================================
 def adversarial_pair(n=60, d=3, seed=0):
-    """n − 1 ordinary rows; the last row at 10⁶e₁ in X and at 10⁶e₂ in X′ (spec §11 item 7)."""
+    """n − 1 ordinary rows; the last row at 10⁶e₁ in X and at 10⁶e₂ in X′."""
     X = np.random.default_rng(seed).standard_normal((n, d))
     X[-1] = 0.0
     Xp = X.copy()
@@ -270,7 +270,7 @@ def test_recipe_A_tight_sensitivity_is_attained(kind, radius):
     res = audit.audit_sensitivity(stat, X, Xp, parts.sensitivity, convention="frobenius", tight_fraction=0.999)
     assert res.passed, res
     if kind == "spherical":
-        assert round(res.values["measured"], 4) == 0.0471  # the spec's n = 60 value
+        assert round(res.values["measured"], 4) == 0.0471  # the n = 60 value 2√2/60
     # ... and lies below the paper's 4‖g‖²/n (which the default calibrates to).
     paper = KendallDPPCA(2, transform_kind=kind, radius=radius).release_parts(X).sensitivity
     assert paper == pytest.approx(4 * g2 / n)
@@ -403,7 +403,7 @@ def test_prop31_eigenvalue_formula_distribution_free():
     n, d = 4000, 10
     lam = np.r_[10.0, 5.0, np.ones(d - 2)]
     ref = _sph_population_eigenvalues(lam)
-    assert ref[:3] == pytest.approx([0.3333, 0.2085, 0.0573], abs=2e-3)  # the spec's values
+    assert ref[:3] == pytest.approx([0.3333, 0.2085, 0.0573], abs=2e-3)  # Monte-Carlo values, 10⁶ draws
     tol = 3 * 2 * np.sqrt(ref * (1 - ref) / n) + 3 * 0.5 / math.sqrt(1e6)
     rng = np.random.default_rng(21)
     Ks = {}

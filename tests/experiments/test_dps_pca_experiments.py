@@ -1,7 +1,7 @@
-"""DPS-PCA at the paper's scale: spec dps_pca.md §8 statistical targets and Theorem 4.3 helper.
+"""DPS-PCA at the paper's scale: statistical targets and the Theorem 4.3 helper (Ge et al. 2018).
 
-The reference trajectories come from an independent throw-away implementation of the spec
-(§8); tolerance ±0.15 on the mean of 20 seeds as the spec prescribes.  The per-seed sd of the
+The reference trajectories come from an independent throw-away implementation of Algorithm 1;
+tolerance ±0.15 on the mean of 20 seeds.  The per-seed sd of the
 final value is ≈ 0.2 at ε = 1 (so the mean's SE is ≈ 0.045: ±0.15 is > 3 SE) and ≈ 0.01 at ε = 2.
 """
 
@@ -49,8 +49,8 @@ def test_nonprivate_floor_and_init_pitfall(paper_model):
     assert free[:, 0].mean() == pytest.approx(2.23, abs=0.02)
     assert free[:, -1].mean() == pytest.approx(0.018, abs=0.01)
     assert np.all(free[:, -1] < 0.1)  # 0/20 stuck with the default (dense) start
-    # §8 item 10: thresholding a random start discards the support ≈ (1 − ŝ/d)^{s*} ≈ 60 % of
-    # the time; those runs stay at √5 forever.  Observed 4/10 (the spec saw the same).
+    # Thresholding a random start discards the support ≈ (1 − ŝ/d)^{s*} ≈ 60 % of
+    # the time; those runs stay at √5 forever.  Observed 4/10.
     stuck = ex.trajectories(scatter, n, truth, epsilon=np.inf, delta=0.3, sparsity=50, n_iter=10, seeds=range(10),
                             threshold_init=True)[:, -1] > 2.2
     assert 2 <= stuck.sum() <= 9
@@ -68,7 +68,7 @@ def test_theorem43_helper():
     lam = np.r_[[100.0] * 5, [10.0] * 995]
     out = bounds_dps.dps_pca(1.0, 0.3, 10, 10**5, 1, 1000, 5, 10, 50, lam)
     assert out["gamma"] == pytest.approx(0.41935, abs=1e-5)  # §8 item 13
-    assert out["valid"] and out["alpha"] == pytest.approx(7.4e-4, rel=0.05)  # spec §3.1: ≈ 6e-4
+    assert out["valid"] and out["alpha"] == pytest.approx(7.4e-4, rel=0.05)  # ≈ 6e-4 by a rougher estimate
     ratios = out["xi_opt"][1:] / out["xi_opt"][:-1]
     np.testing.assert_allclose(ratios, out["rho"] ** 0.25)  # geometric with ratio ρ^{1/4}
     # ξ_stat ∝ √(1/n) (ρ barely moves with n here, so compare with the ρ factor removed)
@@ -78,7 +78,7 @@ def test_theorem43_helper():
     # ξ_priv increases as ε decreases
     privs = [bounds_dps.dps_pca(e, 0.3, 10, 10**5, 1, 1000, 5, 10, 50, lam)["xi_priv"] for e in (2.0, 1.0, 0.5)]
     assert privs[0] < privs[1] < privs[2]
-    # On unit-normalised rows (λ_k ≈ 0.0173) the theorem is vacuous at ε = 1 (spec §3.1)
+    # On unit-normalised rows (λ_k ≈ 0.0173) the theorem is vacuous at ε = 1
     lam_norm = np.r_[[0.0173] * 5, [0.0018] * 995]
     vac = bounds_dps.dps_pca(1.0, 0.3, 10, 10**5, 1, 1000, 5, 10, 50, lam_norm)
     assert not vac["valid"] and math.isnan(vac["xi_priv"]) and vac["alpha"] > 1
