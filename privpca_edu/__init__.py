@@ -6,7 +6,7 @@ Public names (``__all__``):
   ``LocalGaussianPCA``, ``LocalSparsePCA``, ``KendallDPPCA``, ``SGPCA``, ``NSGGD`` and
   ``PrivateLocalPCA``; their privacy record ``PrivacyRecord`` and warning ``PrivacyWarning``;
 * ``subspace_distance`` and ``__version__``;
-* the submodules ``audit``, ``bounds``, ``datasets``, ``estimators``, ``experiments``, ``plotting``,
+* the submodules ``accounting``, ``audit``, ``bounds``, ``datasets``, ``estimators``, ``experiments``, ``plotting``,
   ``privacy``, ``protocol``, ``reproduce``, ``subspace`` and ``widgets``.
 
 Everything is imported on first use (PEP 562): ``import privpca_edu`` is instant, and

@@ -11,7 +11,7 @@ import privpca_edu
 
 PACKAGE = pathlib.Path(privpca_edu.__file__).parent
 #: Public modules run as programs (``python -m privpca_edu.demo``), not attributes of the package.
-SCRIPTS = {"demo"}
+SCRIPTS = {"demo", "cli"}  # command-line entry points, not attributes
 
 
 def _run(code):

@@ -177,7 +177,7 @@ class AlwaysAcceptPPCA(PPCA):
         Evaluated on ``n_directions`` uniform unit vectors plus the coordinate axes, so it is a
         lower bound on the mutant's privacy loss for this pair (ε-DP needs it ≤ ε).
         """
-        from ..estimators._bingham import kgm_envelope
+        from ..estimators.ppca import kgm_envelope
 
         A, A_prime = self.bingham_parameter(X), self.bingham_parameter(X_prime)
         d = A.shape[0]

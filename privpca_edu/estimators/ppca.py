@@ -9,7 +9,7 @@ import numpy as np
 from .._validation import check_int, check_option, as_generator
 from ..subspace import fix_signs, top_eigenvectors
 from ._base import ACCOUNTANT, DATA_NORM, EPSILON, N_COMPONENTS, POSITIVE_INT, RANDOM_STATE, PrivateEstimator, StrOptions
-from ._bingham import bingham_gibbs, kgm_log_ratio, sample_bingham_exact
+from ._bingham import bingham_gibbs, kgm_envelope, kgm_log_ratio, sample_bingham_exact
 
 
 class PPCA(PrivateEstimator):
