@@ -31,15 +31,28 @@ Live Code gets instead
 
 In local mode the page reads the Jupyter server's address from ``_static/privpca-live/kernel.json``
 (written by scripts/live_book.sh when it starts, so a build can be reused with another port) and
-its access token from the address the script prints (``#privpca-live-token=...``, a URL fragment:
-never sent to any server, kept in the browser's localStorage for this site).
+its access token from localStorage.  The token arrives in the address the script prints
+(``#privpca-live-token=...``, a URL fragment: never sent to any server): *every* page of a live
+build, chapter or not, loads ``_static/privpca-live-token.js``, which stores it for this site and
+removes it from the address bar, so the printed address may open any page.
+
+**Only what the dashboards need runs.**  Each code cell of a notebook page is marked at build time
+(``doctree-resolved``): ``privpca-live-dashboard`` if its saved output holds a widget (a dashboard
+or an answer check), ``privpca-live-run`` if a dashboard needs it, i.e. it defines a name that a
+dashboard cell, or a cell it needs, reads (:func:`needed_cells`: names read and bound per cell,
+from Python's ``ast``; the latest earlier cell binding a name is the one needed).  Live Code runs
+only the marked cells, in page order; every other cell keeps the output the build computed and
+can be run with its own "run" button (or all of them with "run every cell").
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 from pathlib import Path
+
+from docutils import nodes
 
 from sphinx.util import logging
 
@@ -47,7 +60,98 @@ LOGGER = logging.getLogger(__name__)
 
 LIVE_ENV = "PRIVPCA_BOOK_LIVE"
 SCRIPT = "privpca-thebe.js"
+TOKEN_SCRIPT = "privpca-live-token.js"
 STYLESHEET = "privpca-thebe.css"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+RUN_CLASS = "privpca-live-run"
+DASHBOARD_CLASS = "privpca-live-dashboard"
+
+
+def _names(source: str) -> tuple[set[str], set[str]] | None:
+    """(names the cell reads before binding them, names it binds) at the top level of a cell;
+    None if the cell is not plain Python (then it is treated as reading and binding anything).
+
+    Deliberately generous: names read inside functions and comprehensions count as read, and a
+    subscript, attribute or augmented assignment (``X[0] = 1``, ``est.x = 1``, ``X /= 2``) both
+    reads and binds its base name, so that the cell that last changed an object is run too."""
+    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+    reads: set[str] = set()
+    binds: set[str] = set()
+
+    def base(node):
+        while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+            node = node.value
+        return node.id if isinstance(node, ast.Name) else None
+
+    for statement in tree.body:
+        loaded, stored = set(), set()
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name):
+                (loaded if isinstance(node.ctx, ast.Load) else stored).add(node.id)
+            elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
+                name = base(node)
+                if name:
+                    loaded.add(name)
+                    stored.add(name)
+            elif isinstance(node, ast.AugAssign):
+                name = base(node.target)
+                if name:
+                    loaded.add(name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    if alias.name != "*":
+                        stored.add((alias.asname or alias.name).split(".")[0])
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stored.add(node.name)
+        reads |= loaded - binds
+        binds |= stored
+    return reads, binds
+
+
+def needed_cells(sources: list[str], targets: set[int]) -> set[int]:
+    """Indices of the cells to run so that the cells ``targets`` run as in the full notebook:
+    the targets, and for every name a needed cell reads, the latest earlier cell binding it."""
+    analysed = [_names(source) for source in sources]
+    needed, todo = set(), sorted(targets)
+    while todo:
+        index = todo.pop()
+        if index in needed:
+            continue
+        needed.add(index)
+        if analysed[index] is None:        # not plain Python: run everything before it
+            todo.extend(range(index))
+            continue
+        for name in analysed[index][0]:
+            for earlier in range(index - 1, -1, -1):
+                info = analysed[earlier]
+                if info is None or name in info[1]:
+                    todo.append(earlier)
+                    break
+    return needed
+
+
+def mark_cells(app, doctree, docname):
+    """Live builds: mark the code cells Live Code runs (see the module docstring)."""
+    if getattr(app, "privpca_live_code", {}).get("mode") is None:
+        return
+    cells = [node for node in doctree.findall(nodes.container)
+             if node.get("nb_element") == "cell_code"]
+    sources, targets = [], set()
+    for index, cell in enumerate(cells):
+        source = ""
+        for block in cell.findall(nodes.literal_block):
+            source = block.astext()
+            break
+        sources.append(source)
+        if any(WIDGET_VIEW in raw.astext() for raw in cell.findall(nodes.raw)):
+            targets.add(index)
+            cell["classes"].append(DASHBOARD_CLASS)
+    for index in needed_cells(sources, targets):
+        cells[index]["classes"].append(RUN_CLASS)
 
 
 def _repository_parts(url: str) -> dict:
@@ -137,6 +241,9 @@ def add_live_code(app, pagename, templatename, context, doctree):
         css[:] = [c for c in css if not str(getattr(c, "filename", c) or "").endswith("sphinx-thebe.css")]
     settings = getattr(app, "privpca_live_code", {})
     mode = settings.get("mode")
+    if mode == "local":
+        # every page, chapter or not, takes the token from the address scripts/live_book.sh printed
+        app.add_js_file(TOKEN_SCRIPT, priority=470)
     if not mode or doctree is None or not _is_notebook(app, pagename):
         return
 
@@ -202,6 +309,7 @@ def mark_live_build(app, exception):
 def setup(app):
     app.connect("config-inited", configure)
     app.connect("builder-inited", disconnect_sphinx_thebe)
+    app.connect("doctree-resolved", mark_cells)
     app.connect("html-page-context", add_live_code, priority=502)
     app.connect("build-finished", mark_live_build)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
