@@ -77,7 +77,7 @@ def main() -> int:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
                                          args=CHROMIUM_ARGS)
             for chapter in chapters:
-                times, state = [], "?"
+                times, state, phases = [], "?", ""
                 for _ in range(args.repeats):
                     context = browser.new_context(viewport={"width": 1280, "height": 900})
                     page = context.new_page()
@@ -92,9 +92,12 @@ def main() -> int:
                         timeout=600_000, polling=50)
                     times.append(time.perf_counter() - started)
                     state = page.locator(".thebe-launch-button").get_attribute("data-privpca-status")
+                    phases = page.locator(".thebe-launch-button").get_attribute("data-privpca-phases") or ""
+                    if state != "live":
+                        print(f"  {chapter}: {page.locator('.thebe-launch-button').inner_text()}", flush=True)
                     context.close()
                 print(f"{chapter:28s} {state:5s} median {statistics.median(times):6.2f} s  "
-                      f"(min {min(times):.2f}, max {max(times):.2f})", flush=True)
+                      f"(min {min(times):.2f}, max {max(times):.2f})  last run, ms from the click: {phases}", flush=True)
             browser.close()
     finally:
         if proc.poll() is None:

@@ -41,7 +41,9 @@
 #   * not protected against: a program running on this machine that holds the token (from this
 #     script's output or the browser's storage for the book's site) can use the kernel, as with
 #     any local Jupyter server.
-# Kernels end when their page has been closed for --closed-tab-grace seconds, after
+# One kernel waits, started in notebooks/ with NumPy, SciPy, Matplotlib, scikit-learn and the
+# package imported, so that Live Code does not wait for that (a new one is warmed after each
+# click).  Kernels end when their page has been closed for --closed-tab-grace seconds, after
 # --idle-timeout seconds without activity, and all of them when the script stops.
 #
 # Ctrl-C or SIGTERM stops both servers (the kernels end with the Jupyter server); so does either
@@ -236,6 +238,7 @@ MPLBACKEND="module://matplotlib_inline.backend_inline" \
     --MappingKernelManager.cull_connected=True \
     --MappingKernelManager.cull_interval=30 \
     --LiveBookServerApp.closed_tab_grace="$closed_tab_grace" \
+    --PooledKernelManager.warm_path=notebooks \
     "${allow_root[@]}" \
     </dev/null >"$tmp/jupyter-server.log" 2>&1 &
 kernel_pid=$!

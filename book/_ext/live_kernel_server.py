@@ -21,6 +21,15 @@ kernel websockets (Tornado's ``check_origin``: 403).  What still passes:
 from the environment's configuration): the live book needs only the kernel, session and
 kernelspec APIs, and the server starts in about a second instead of several.
 
+**A warm kernel waits for the next click.**  With ``PooledKernelManager.warm_path`` set (the
+script sets ``notebooks``, the chapters' folder), the server keeps one kernel started in that
+folder, with the modules of ``warm_modules`` already imported (into ``sys.modules`` only: the
+user namespace stays empty, and nothing is in the history).  The next request for a kernel of
+the same name in the same folder gets it at once, and a new one is warmed in the background.
+Starting Python, ipykernel, NumPy, SciPy, Matplotlib, scikit-learn and the package takes
+seconds: this is most of what Live Code would otherwise wait for.  The waiting kernel is not
+listed by the API and belongs to nobody until it is handed over.
+
 **Kernels do not outlive their page.**  Every ``CULL_INTERVAL`` seconds, a kernel that has had
 no websocket connection (its tab was closed or reloaded) for ``closed_tab_grace`` seconds is shut
 down.  Kernels idle in an open tab are culled by Jupyter Server's own culler after
@@ -33,10 +42,15 @@ from __future__ import annotations
 import sys
 import time
 
+import asyncio
+
+from jupyter_server._tz import utcnow
 from jupyter_server.auth.identity import PasswordIdentityProvider
 from jupyter_server.serverapp import ServerApp
-from tornado.ioloop import PeriodicCallback
-from traitlets import Float
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from tornado import web
+from tornado.ioloop import IOLoop, PeriodicCallback
+from traitlets import Float, List, Unicode
 
 CULL_INTERVAL = 2.0   # seconds between two looks for kernels whose page has gone
 
@@ -47,6 +61,82 @@ class OriginCheckingIdentityProvider(PasswordIdentityProvider):
 
     def should_check_origin(self, handler) -> bool:
         return True
+
+
+WARM_MODULES = [
+    "numpy", "scipy.linalg", "scipy.stats", "matplotlib.pyplot", "matplotlib_inline.backend_inline",
+    "sklearn.base", "ipywidgets", "privpca_edu", "privpca_edu.widgets", "privpca_edu.experiments",
+    "privpca_edu.plotting", "privpca_edu.bounds", "privpca_edu.audit", "privpca_edu.datasets",
+    "privpca_edu.estimators.robust", "privpca_edu.protocol",
+]
+
+
+class PooledKernelManager(AsyncMappingKernelManager):
+    """Jupyter's kernel manager with one warm kernel waiting (see the module docstring)."""
+
+    warm_path = Unicode("", config=True,
+                        help="API path of the folder where the warm kernel starts ('': no warm kernel).")
+    warm_kernel_name = Unicode("python3", config=True, help="kernel spec of the warm kernel")
+    warm_modules = List(Unicode(), default_value=WARM_MODULES, config=True,
+                        help="modules the warm kernel imports (a module that fails to import is skipped)")
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._warm_id: str | None = None          # ready to hand over
+        self._warming: asyncio.Task | None = None
+
+    def warm_up(self) -> None:
+        """Start warming a kernel (if none is ready or warming)."""
+        if not self.warm_path or self._warm_id or (self._warming and not self._warming.done()):
+            return
+        self._warming = asyncio.ensure_future(self._warm())
+
+    async def _warm(self) -> None:
+        try:
+            kernel_id = await super().start_kernel(path=self.warm_path, kernel_name=self.warm_kernel_name)
+            client = self.get_kernel(kernel_id).client()
+            client.start_channels()
+            try:
+                await client.wait_for_ready(timeout=120)
+                code = ("def _privpca_warm():\n"
+                        "    import importlib\n"
+                        f"    for name in {list(self.warm_modules)!r}:\n"
+                        "        try:\n"
+                        "            importlib.import_module(name)\n"
+                        "        except Exception:\n"
+                        "            pass\n"
+                        "_privpca_warm()\n"
+                        "del _privpca_warm\n")
+                await client.execute_interactive(code, silent=True, store_history=False, timeout=300)
+            finally:
+                client.stop_channels()
+            if kernel_id in self:
+                self._warm_id = kernel_id
+                self.log.info("warm kernel %s ready in %s", kernel_id, self.warm_path)
+        except Exception as exc:
+            self.log.warning("no warm kernel (%s): kernels start cold", exc)
+
+    async def start_kernel(self, *, kernel_id=None, path=None, **kwargs):
+        name = kwargs.get("kernel_name") or self.default_kernel_name
+        warm = self._warm_id
+        if (kernel_id is None and warm is not None and warm in self and path == self.warm_path
+                and name == self.warm_kernel_name):
+            self._warm_id = None
+            self.get_kernel(warm).last_activity = utcnow()
+            self.log.info("handing over warm kernel %s", warm)
+            self.warm_up()
+            return warm
+        return await super().start_kernel(kernel_id=kernel_id, path=path, **kwargs)
+
+    def list_kernels(self):
+        """The API's list: a warm kernel nobody has been given yet is not listed."""
+        return [model for model in super().list_kernels() if model["id"] != self._warm_id]
+
+    def kernel_model(self, kernel_id):
+        """A warm kernel nobody has been given yet cannot be looked at through the API."""
+        if kernel_id is not None and kernel_id == self._warm_id:
+            raise web.HTTPError(404, f"Kernel does not exist: {kernel_id}")
+        return super().kernel_model(kernel_id)
 
 
 class LiveBookServerApp(ServerApp):
@@ -66,10 +156,14 @@ class LiveBookServerApp(ServerApp):
     def init_configurables(self):
         if "identity_provider_class" not in self.config.ServerApp:   # unless set explicitly
             self.identity_provider_class = OriginCheckingIdentityProvider
+        if "kernel_manager_class" not in self.config.ServerApp:
+            self.kernel_manager_class = PooledKernelManager
         super().init_configurables()
 
     def start_app(self):
         super().start_app()
+        if isinstance(self.kernel_manager, PooledKernelManager):
+            IOLoop.current().add_callback(self.kernel_manager.warm_up)
         if self.closed_tab_grace > 0:
             self._unconnected_since: dict[str, float] = {}
             self._closed_tab_culler = PeriodicCallback(self._cull_closed_tabs, CULL_INTERVAL * 1000)
@@ -98,6 +192,10 @@ class LiveBookServerApp(ServerApp):
                     self.log.warning("could not shut down kernel %s: %s", kernel_id, exc)
         for kernel_id in set(self._unconnected_since) - seen:
             del self._unconnected_since[kernel_id]
+        if isinstance(manager, PooledKernelManager):
+            if manager._warm_id is not None and manager._warm_id not in manager:   # culled, or died
+                manager._warm_id = None
+            manager.warm_up()
 
 
 def main(argv=None):
