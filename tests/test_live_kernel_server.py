@@ -12,6 +12,8 @@ every WebSocket handshake; no page script can remove or forge it).
   provider instead (everything else the same), the other origin gets in: that is what the module
   changes.
 * A kernel whose page has gone (no websocket for ``closed_tab_grace`` seconds) is shut down.
+* A warm kernel waits in the chapters' folder with the modules imported and an empty namespace,
+  hidden from the API until it is handed over; then the next one is warmed.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def _free_port() -> int:
 
 
 class Server:
-    def __init__(self, tmp: Path, stock: bool = False, grace: float = 0):
+    def __init__(self, tmp: Path, stock: bool = False, grace: float = 0, warm_path: str = ""):
         self.port, self.book_port, self.other_port = _free_port(), _free_port(), _free_port()
         self.token = secrets.token_urlsafe(32)
         self.base = f"http://127.0.0.1:{self.port}"
@@ -54,7 +56,9 @@ class Server:
         env = {**os.environ, "JUPYTER_TOKEN": self.token, "JUPYTER_CONFIG_DIR": str(tmp / "config"),
                "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"), "IPYTHONDIR": str(tmp / "ipython"),
                "JUPYTER_PLATFORM_DIRS": "1"}
-        command = [sys.executable, str(SERVER), f"--LiveBookServerApp.closed_tab_grace={grace}"]
+        command = [sys.executable, str(SERVER), f"--LiveBookServerApp.closed_tab_grace={grace}",
+                   f"--PooledKernelManager.warm_path={warm_path}"]
+        self.log_path = tmp / "server.log"
         if stock:   # Jupyter Server's own identity provider: its origin check as shipped
             command.append("--ServerApp.identity_provider_class="
                            "jupyter_server.auth.identity.PasswordIdentityProvider")
@@ -206,5 +210,36 @@ def test_kernel_of_a_closed_page_is_shut_down(tmp_path):
         while srv.kernels() and time.monotonic() < deadline:
             time.sleep(0.5)
         assert srv.kernels() == [], "the kernel outlived its page"
+    finally:
+        srv.stop()
+
+
+def test_a_warm_kernel_is_handed_over_at_once(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    srv = Server(tmp_path, grace=30, warm_path="notebooks")
+    try:
+        deadline = time.monotonic() + 240
+        while "warm kernel" not in srv.log_path.read_text() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert "ready in notebooks" in srv.log_path.read_text(), srv.log_path.read_text()[-3000:]
+        assert srv.kernels() == [], "the waiting kernel is listed"
+        started = time.monotonic()
+        status, kernel = srv.request("POST", "/api/kernels", origin=srv.book_origin,
+                                     body={"name": "python3", "path": "notebooks"})
+        handed_over = time.monotonic() - started
+        assert status == 201, kernel
+        assert "handing over warm kernel" in srv.log_path.read_text()
+        out = _execute(srv, kernel["id"], srv.book_origin,
+                       "import os, sys\n"
+                       "print('scipy.linalg' in sys.modules, 'privpca_edu.widgets' in sys.modules, "
+                       "os.path.basename(os.getcwd()), 'importlib' in dir(), 'np' in dir())")
+        assert out == "True True notebooks False False\n", out
+        assert [k["id"] for k in srv.kernels()] == [kernel["id"]]
+        print(f"warm kernel handed over in {handed_over:.2f} s")
+        # a kernel elsewhere (another folder) starts cold, as Jupyter starts it
+        status, cold = srv.request("POST", "/api/kernels", origin=srv.book_origin, body={"name": "python3"})
+        assert status == 201
+        assert _execute(srv, cold["id"], srv.book_origin, "import sys; print('scipy.linalg' in sys.modules)") \
+            == "False\n"
     finally:
         srv.stop()

@@ -43,6 +43,7 @@ import sys
 import time
 
 import asyncio
+import uuid
 
 from jupyter_server._tz import utcnow
 from jupyter_server.auth.identity import PasswordIdentityProvider
@@ -84,6 +85,7 @@ class PooledKernelManager(AsyncMappingKernelManager):
         super().__init__(**kwargs)
         self._warm_id: str | None = None          # ready to hand over
         self._warming: asyncio.Task | None = None
+        self._hidden: set[str] = set()            # warm or warming: nobody's yet
 
     def warm_up(self) -> None:
         """Start warming a kernel (if none is ready or warming)."""
@@ -93,7 +95,9 @@ class PooledKernelManager(AsyncMappingKernelManager):
 
     async def _warm(self) -> None:
         try:
-            kernel_id = await super().start_kernel(path=self.warm_path, kernel_name=self.warm_kernel_name)
+            kernel_id = str(uuid.uuid4())
+            self._hidden.add(kernel_id)
+            await super().start_kernel(kernel_id=kernel_id, path=self.warm_path, kernel_name=self.warm_kernel_name)
             client = self.get_kernel(kernel_id).client()
             client.start_channels()
             try:
@@ -113,6 +117,8 @@ class PooledKernelManager(AsyncMappingKernelManager):
             if kernel_id in self:
                 self._warm_id = kernel_id
                 self.log.info("warm kernel %s ready in %s", kernel_id, self.warm_path)
+            else:
+                self._hidden.discard(kernel_id)
         except Exception as exc:
             self.log.warning("no warm kernel (%s): kernels start cold", exc)
 
@@ -122,6 +128,7 @@ class PooledKernelManager(AsyncMappingKernelManager):
         if (kernel_id is None and warm is not None and warm in self and path == self.warm_path
                 and name == self.warm_kernel_name):
             self._warm_id = None
+            self._hidden.discard(warm)
             self.get_kernel(warm).last_activity = utcnow()
             self.log.info("handing over warm kernel %s", warm)
             self.warm_up()
@@ -130,11 +137,11 @@ class PooledKernelManager(AsyncMappingKernelManager):
 
     def list_kernels(self):
         """The API's list: a warm kernel nobody has been given yet is not listed."""
-        return [model for model in super().list_kernels() if model["id"] != self._warm_id]
+        return [model for model in super().list_kernels() if model["id"] not in self._hidden]
 
     def kernel_model(self, kernel_id):
         """A warm kernel nobody has been given yet cannot be looked at through the API."""
-        if kernel_id is not None and kernel_id == self._warm_id:
+        if kernel_id is not None and kernel_id in self._hidden:
             raise web.HTTPError(404, f"Kernel does not exist: {kernel_id}")
         return super().kernel_model(kernel_id)
 
@@ -194,6 +201,7 @@ class LiveBookServerApp(ServerApp):
             del self._unconnected_since[kernel_id]
         if isinstance(manager, PooledKernelManager):
             if manager._warm_id is not None and manager._warm_id not in manager:   # culled, or died
+                manager._hidden.discard(manager._warm_id)
                 manager._warm_id = None
             manager.warm_up()
 

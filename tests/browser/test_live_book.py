@@ -250,14 +250,16 @@ def _slider_changes_figure(page) -> None:
     assert float(readout.inner_text()) > float(value_before)
 
 
-def _kernel_pids(live_book) -> set[int]:
+def _kernel_pids(live_book, kernel_ids) -> set[int]:
+    """The processes of these kernels (their command line names kernel-<id>.json)."""
     pids = set()
     for pid in _descendants(live_book.server_pids["Jupyter server"]):
         try:
-            if b"ipykernel" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                pids.add(pid)
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
-            pass
+            continue
+        if any(f"kernel-{kernel_id}.json".encode() in cmdline for kernel_id in kernel_ids):
+            pids.add(pid)
     return pids
 
 
@@ -295,7 +297,8 @@ def test_kernel_stopping_is_shown_and_a_click_restarts(live_book, chromium):
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     try:
-        page.goto(f"http://127.0.0.1:{live_book.port}/{CHAPTER}.html", wait_until="load")  # token stored
+        page.goto(f"http://127.0.0.1:{live_book.port}/{CHAPTER}.html#privpca-live-token={live_book.token}",
+                  wait_until="load")
         _go_live(page)
         status = page.locator(".thebe-launch-button")
         covers = page.locator("div.cell.privpca-live-dashboard button.privpca-kernel-stopped")
@@ -303,8 +306,9 @@ def test_kernel_stopping_is_shown_and_a_click_restarts(live_book, chromium):
         assert n_dashboards >= 1 and covers.count() == 0
 
         # 1. the kernel process dies (Jupyter starts a new one: everything computed is lost)
-        before = _kernel_pids(live_book)
-        assert before
+        connected = [k["id"] for k in live_book.kernels() if k["connections"] > 0]
+        before = _kernel_pids(live_book, connected)
+        assert connected and before
         for pid in before:
             os.kill(pid, signal.SIGKILL)
         page.wait_for_function(STATUS_IN, arg=["stopped"], timeout=60_000)
