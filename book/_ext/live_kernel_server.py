@@ -32,7 +32,7 @@ listed by the API and belongs to nobody until it is handed over.
 
 **Kernels do not outlive their page.**  Every ``CULL_INTERVAL`` seconds, a kernel that has had
 no websocket connection (its tab was closed or reloaded) for ``closed_tab_grace`` seconds is shut
-down.  Kernels idle in an open tab are culled by Jupyter Server's own culler after
+down (a kernel no page has connected to yet, for ``NEVER_CONNECTED_GRACE`` seconds).  Kernels idle in an open tab are culled by Jupyter Server's own culler after
 ``MappingKernelManager.cull_idle_timeout`` seconds (scripts/live_book.sh sets both; the page then
 shows "kernel stopped — click to restart").
 """
@@ -54,6 +54,7 @@ from tornado.ioloop import IOLoop, PeriodicCallback
 from traitlets import Float, List, Unicode
 
 CULL_INTERVAL = 2.0   # seconds between two looks for kernels whose page has gone
+NEVER_CONNECTED_GRACE = 120.0   # seconds a kernel no page has connected to yet is kept
 
 
 class OriginCheckingIdentityProvider(PasswordIdentityProvider):
@@ -86,6 +87,11 @@ class PooledKernelManager(AsyncMappingKernelManager):
         self._warm_id: str | None = None          # ready to hand over
         self._warming: asyncio.Task | None = None
         self._hidden: set[str] = set()            # warm or warming: nobody's yet
+        self.ever_connected: set[str] = set()     # kernels a page has connected to
+
+    def notify_connect(self, kernel_id):
+        super().notify_connect(kernel_id)
+        self.ever_connected.add(kernel_id)
 
     def warm_up(self) -> None:
         """Start warming a kernel (if none is ready or warming)."""
@@ -181,6 +187,7 @@ class LiveBookServerApp(ServerApp):
     async def _cull_closed_tabs(self):
         now = time.monotonic()
         manager = self.kernel_manager
+        ever_connected = getattr(manager, "ever_connected", None)
         seen = set()
         for model in manager.list_kernels():
             kernel_id = model["id"]
@@ -189,7 +196,12 @@ class LiveBookServerApp(ServerApp):
                 self._unconnected_since.pop(kernel_id, None)
                 continue
             since = self._unconnected_since.setdefault(kernel_id, now)
-            if now - since >= self.closed_tab_grace:
+            # a kernel no page has connected to yet (its page is still starting, on a slow
+            # machine) gets NEVER_CONNECTED_GRACE seconds at least
+            grace = self.closed_tab_grace
+            if ever_connected is not None and kernel_id not in ever_connected:
+                grace = max(grace, NEVER_CONNECTED_GRACE)
+            if now - since >= grace:
                 self._unconnected_since.pop(kernel_id, None)
                 self.log.info("shutting down kernel %s: no page connected for %.0f s",
                               kernel_id, now - since)
@@ -199,6 +211,8 @@ class LiveBookServerApp(ServerApp):
                     self.log.warning("could not shut down kernel %s: %s", kernel_id, exc)
         for kernel_id in set(self._unconnected_since) - seen:
             del self._unconnected_since[kernel_id]
+        if ever_connected is not None:
+            ever_connected &= seen | set(getattr(manager, "_hidden", ()))
         if isinstance(manager, PooledKernelManager):
             if manager._warm_id is not None and manager._warm_id not in manager:   # culled, or died
                 manager._hidden.discard(manager._warm_id)

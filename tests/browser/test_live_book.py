@@ -214,8 +214,12 @@ def _go_live(page) -> float:
     """Rocket menu -> Live Code on the open chapter; wait until live; the click-to-live seconds."""
     page.click(".dropdown-launch-buttons button.dropdown-toggle")
     page.click("button.btn-launch-thebe")
-    page.wait_for_function(STATUS_IN, arg=["live", "error"], timeout=LIVE_TIMEOUT)
     status = page.locator(".thebe-launch-button")
+    try:
+        page.wait_for_function(STATUS_IN, arg=["live", "error"], timeout=LIVE_TIMEOUT)
+    except Exception:
+        pytest.fail(f"not live after {LIVE_TIMEOUT / 1000:.0f} s: {status.get_attribute('data-privpca-status')}: "
+                    f"{status.inner_text()} ({status.get_attribute('title')})")
     assert status.get_attribute("data-privpca-status") == "live", status.inner_text()
     return float(status.get_attribute("data-privpca-seconds"))
 

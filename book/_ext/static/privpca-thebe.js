@@ -203,6 +203,9 @@
   // --- kernel life -------------------------------------------------------------------------
   var session = null;
   var kernelStopped = false;
+  var STOPPED = config.mode === "local"
+    ? "The kernel stopped (idle kernels are stopped after a while; or it died, or scripts/live_book.sh was stopped)."
+    : "The kernel stopped (Binder stops idle kernels after about ten minutes; or it died).";
 
   function dashboards() {
     return pageCells.filter(function (cell) { return cell.classList.contains("privpca-live-dashboard"); });
@@ -233,14 +236,14 @@
     var connection = started.connection;
     connection.statusChanged.connect(function (_, status) {
       if (status === "dead") {
-        showStopped("The kernel stopped (it was shut down, or it died).");
+        showStopped(STOPPED);
       } else if (status === "restarting" || status === "autorestarting") {
         showStopped("The kernel restarted: everything it had computed is lost.");
       }
     });
     connection.connectionStatusChanged.connect(function (_, status) {
       if (status === "disconnected") {
-        showStopped("The connection to the kernel was lost (was scripts/live_book.sh stopped?).");
+        showStopped(STOPPED);
       }
     });
   }
