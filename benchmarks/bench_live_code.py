@@ -3,9 +3,12 @@ the status line saying "live" (every dashboard of the page answering its sliders
 
 Starts ``bash scripts/live_book.sh --no-build`` on free ports (a live build must exist: run the
 script once without --no-build first), opens each chapter in headless Chromium with the printed
-token, clicks Live Code, and reads the time.  Each chapter gets a fresh page, so a fresh kernel.
+token, clicks Live Code, and reads the time.  Each chapter gets a fresh page, so a fresh kernel:
+the warm one the server keeps ready, if it is ready (--pause seconds pass between two clicks, as
+between a reader's clicks on two chapters, for the next one to warm up; 0 measures cold starts
+after the first).
 
-    .venv/bin/python benchmarks/bench_live_code.py [--repeats N] [--build-dir DIR] [CHAPTER ...]
+    .venv/bin/python benchmarks/bench_live_code.py [--repeats N] [--pause S] [--build-dir DIR] [CHAPTER ...]
 
 CHAPTER is a notebook name such as 02_dp_in_one_sitting (default: every chapter of _toc.yml's
 live build).  Prints one line per chapter: the median and the range over the repeats, and the
@@ -42,6 +45,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapters", nargs="*")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--pause", type=float, default=15.0)
     parser.add_argument("--build-dir", default="_build/live")
     parser.add_argument("--script", default=str(ROOT / "scripts" / "live_book.sh"),
                         help="the live_book.sh to run (to compare versions)")
@@ -79,6 +83,7 @@ def main() -> int:
             for chapter in chapters:
                 times, state, phases = [], "?", ""
                 for _ in range(args.repeats):
+                    time.sleep(args.pause)
                     context = browser.new_context(viewport={"width": 1280, "height": 900})
                     page = context.new_page()
                     page.goto(f"http://127.0.0.1:{port}/notebooks/{chapter}.html#{token}", wait_until="load")
