@@ -19,6 +19,7 @@ every WebSocket handshake; no page script can remove or forge it).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import secrets
@@ -150,7 +151,9 @@ def _execute(server: Server, kernel_id: str, origin: str, code: str, timeout: fl
                 ws.close()
                 return "".join(out)
 
-    return asyncio.run(run())
+    # in a thread of its own: the browser tests' Playwright may already run an event loop here
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()
 
 
 def test_other_origin_with_the_token_can_neither_start_a_kernel_nor_run_code(server, tmp_path):

@@ -306,7 +306,13 @@
       mountActivateWidget: false,
       mountRestartButton: false,
       mathjaxUrl: "",
-      kernelOptions: {kernelName: config.kernelName, path: config.path},
+      // A path of its own for this page's session: Jupyter gives every session for the same path
+      // the same kernel, so a second tab, or a reload while the last page's kernel is being shut
+      // down, would otherwise share (or lose) a kernel.  The kernel still starts in the
+      // notebook's folder.
+      kernelOptions: {kernelName: config.kernelName, path: config.path.replace(/(\.[A-Za-z0-9]+)?$/, function (ext) {
+        return "-live-" + Math.random().toString(36).slice(2, 10) + (ext || "");
+      })},
       codeMirrorConfig: {mode: "python", theme: "default", lineNumbers: false},
     }, connection));
     if (!started || !started.session) {
