@@ -179,10 +179,19 @@ class LiveBookServerApp(ServerApp):
             IOLoop.current().add_callback(self.kernel_manager.warm_up)
         if self.closed_tab_grace > 0:
             self._unconnected_since: dict[str, float] = {}
+            self._shutting_down: set[str] = set()
             self._closed_tab_culler = PeriodicCallback(self._cull_closed_tabs, CULL_INTERVAL * 1000)
             self._closed_tab_culler.start()
             self.log.info("kernels without a connected page are shut down after %.0f s",
                           self.closed_tab_grace)
+
+    async def _shut_down(self, kernel_id: str) -> None:
+        try:
+            await self.kernel_manager.shutdown_kernel(kernel_id)
+        except Exception as exc:  # already gone, or shutting down: nothing to do
+            self.log.warning("could not shut down kernel %s: %s", kernel_id, exc)
+        finally:
+            self._shutting_down.discard(kernel_id)
 
     async def _cull_closed_tabs(self):
         now = time.monotonic()
@@ -201,14 +210,13 @@ class LiveBookServerApp(ServerApp):
             grace = self.closed_tab_grace
             if ever_connected is not None and kernel_id not in ever_connected:
                 grace = max(grace, NEVER_CONNECTED_GRACE)
-            if now - since >= grace:
+            if now - since >= grace and kernel_id not in self._shutting_down:
                 self._unconnected_since.pop(kernel_id, None)
                 self.log.info("shutting down kernel %s: no page connected for %.0f s",
                               kernel_id, now - since)
-                try:
-                    await manager.shutdown_kernel(kernel_id)
-                except Exception as exc:  # already gone, or shutting down: nothing to do
-                    self.log.warning("could not shut down kernel %s: %s", kernel_id, exc)
+                # in a task of its own: a kernel slow to stop must not hold up the next look
+                self._shutting_down.add(kernel_id)
+                asyncio.ensure_future(self._shut_down(kernel_id))
         for kernel_id in set(self._unconnected_since) - seen:
             del self._unconnected_since[kernel_id]
         if ever_connected is not None:
