@@ -65,11 +65,12 @@ class OriginCheckingIdentityProvider(PasswordIdentityProvider):
         return True
 
 
+# "package.*": the package and every module below it (what the chapters import comes from these)
 WARM_MODULES = [
     "numpy", "scipy.linalg", "scipy.stats", "matplotlib.pyplot", "matplotlib_inline.backend_inline",
-    "sklearn.base", "ipywidgets", "privpca_edu", "privpca_edu.widgets", "privpca_edu.experiments",
-    "privpca_edu.plotting", "privpca_edu.bounds", "privpca_edu.audit", "privpca_edu.datasets",
-    "privpca_edu.estimators.robust", "privpca_edu.protocol",
+    "sklearn.base", "ipywidgets", "privpca_edu", "privpca_edu.widgets.*", "privpca_edu.experiments.*",
+    "privpca_edu.plotting.*", "privpca_edu.bounds.*", "privpca_edu.audit.*", "privpca_edu.datasets.*",
+    "privpca_edu.estimators.*", "privpca_edu.protocol.*",
 ]
 
 
@@ -109,10 +110,16 @@ class PooledKernelManager(AsyncMappingKernelManager):
             try:
                 await client.wait_for_ready(timeout=120)
                 code = ("def _privpca_warm():\n"
-                        "    import importlib\n"
+                        "    import importlib, pkgutil\n"
                         f"    for name in {list(self.warm_modules)!r}:\n"
                         "        try:\n"
-                        "            importlib.import_module(name)\n"
+                        "            module = importlib.import_module(name.removesuffix('.*'))\n"
+                        "            if name.endswith('.*') and hasattr(module, '__path__'):\n"
+                        "                for info in pkgutil.walk_packages(module.__path__, module.__name__ + '.'):\n"
+                        "                    try:\n"
+                        "                        importlib.import_module(info.name)\n"
+                        "                    except Exception:\n"
+                        "                        pass\n"
                         "        except Exception:\n"
                         "            pass\n"
                         "_privpca_warm()\n"
