@@ -1,40 +1,53 @@
-"""The book comes alive in place: ``scripts/live_book.sh``, Live Code, a slider, no network.
+"""The book comes alive in place: ``scripts/live_book.sh``, Live Code, a slider, no network; what
+the kernel's life looks like in the page; what another origin can do.
 
-The module starts ``bash scripts/live_book.sh`` exactly as a reader would (free 127.0.0.1 ports),
-with ``--toc`` naming only the introduction and chapter 2 and ``--build-dir`` a temporary
-folder, so the build takes seconds instead of the whole book's minutes (the static book test
-builds and checks every page).  Headless Chromium opens chapter 2 at the address the script
-printed, clicks the rocket menu's Live Code, waits until the chapter's cells have run on the
-local kernel, runs the dashboard cell again with its own "run" button, moves the ε slider with
-the keyboard and waits for the figure (the PNG in the dashboard's Image widget) to change.
-During the whole test every request, and every WebSocket, must go to 127.0.0.1.
+The module starts ``bash scripts/live_book.sh`` exactly as a reader would, with ``--port 0
+--kernel-port 0`` (the script picks free ports and prints them), ``--toc`` naming only the
+introduction and chapter 1, ``--build-dir`` a temporary folder (the build takes seconds instead of
+the whole book's minutes) and ``--closed-tab-grace 3``.  Headless Chromium then
 
-The last test stops the script with SIGTERM (what Ctrl-C does too) and checks that the Jupyter
-server, its kernels and the book server are gone.  Whatever happens, every process this module
-started is stopped by its PID at the end.
+* follows a reader: opens the exact address the script printed (the introduction), clicks
+  chapter 1 in the sidebar, the rocket menu's Live Code, waits until the dashboards are live
+  (only the cells they need run: the others keep the build's output), moves the ε slider with the
+  keyboard and waits for the figure (the PNG in the dashboard's Image widget) to change.  Every
+  request and WebSocket must go to 127.0.0.1;
+* kills the kernel process (Jupyter restarts it) and shuts a kernel down through the API: each
+  time the status line says so, each dashboard says "kernel stopped — click to restart", and a
+  click brings the dashboard back;
+* closes the page: its kernel is shut down within seconds;
+* from a page on another port that holds the token, tries to start a kernel and to open a
+  kernel's websocket to run code: both are refused, and nothing runs.
+
+A port in use is refused at once.  The last test stops the script with SIGTERM (what Ctrl-C does
+too) and checks that the Jupyter server, its kernels and the book server are gone.  Whatever
+happens, every process this module started is stopped by its PID at the end.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHAPTER = "notebooks/02_dp_in_one_sitting"
+CHAPTER = "notebooks/01_why_private_pca"
 
 pytestmark = pytest.mark.browser
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 START_TIMEOUT = 600      # s: setup_env + fetch_vendor + the two-page build + both servers
-LIVE_TIMEOUT = 180_000   # ms: Thebe loads, the kernel starts, the chapter's cells run
+LIVE_TIMEOUT = 180_000   # ms: Thebe loads, the kernel starts, the dashboards' cells run
+GRACE = 3                # s: --closed-tab-grace
 
 # A 32-bit rolling hash of the bytes behind an <img> (a blob: URL for an Image widget).
 IMAGE_HASH_JS = """async (img) => {
@@ -43,6 +56,7 @@ IMAGE_HASH_JS = """async (img) => {
   for (let i = 0; i < bytes.length; i++) { h = (Math.imul(h, 31) + bytes[i]) | 0; }
   return bytes.length + ':' + h;
 }"""
+STATUS_IN = "(states) => states.includes(document.querySelector('.thebe-launch-button')?.dataset.privpcaStatus)"
 
 
 def _pid_alive(pid: int) -> bool:
@@ -78,24 +92,20 @@ def _descendants(pid: int) -> set[int]:
 
 
 class LiveBook:
-    """``bash scripts/live_book.sh`` running in the background, and what it printed."""
+    """``bash scripts/live_book.sh --port 0 --kernel-port 0`` in the background, and what it printed."""
 
-    def __init__(self, tmp: Path, free_port):
-        self.port = free_port()
-        self.kernel_port = free_port()
-        while self.kernel_port == self.port:
-            self.kernel_port = free_port()
+    def __init__(self, tmp: Path):
         toc = tmp / "toc.yml"
         toc.write_text(f"format: jb-book\nroot: book/intro\nchapters:\n  - file: {CHAPTER}\n")
         self.log_path = tmp / "live_book.log"
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
-            ["bash", str(ROOT / "scripts" / "live_book.sh"), "--port", str(self.port),
-             "--kernel-port", str(self.kernel_port), "--toc", str(toc),
-             "--build-dir", str(tmp / "build")],
+            ["bash", str(ROOT / "scripts" / "live_book.sh"), "--port", "0", "--kernel-port", "0",
+             "--toc", str(toc), "--build-dir", str(tmp / "build"), "--closed-tab-grace", str(GRACE)],
             cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         )
-        self.url = None
+        self.url = self.token = None
+        self.port = self.kernel_port = None
         self.server_pids: dict[str, int] = {}
 
     def log(self) -> str:
@@ -103,19 +113,35 @@ class LiveBook:
 
     def wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        pattern = re.compile(rf"^(http://127\.0\.0\.1:{self.port}/\S*#privpca-live-token=\S+)$", re.M)
+        pattern = re.compile(r"^(http://127\.0\.0\.1:(\d+)/\S*#privpca-live-token=(\S+))$", re.M)
         while time.monotonic() < deadline:
             text = self.log()
             match = pattern.search(text)
             if match:
-                self.url = match.group(1)
-                for name, pid in re.findall(r"\[live_book\] (Jupyter server|book server): pid (\d+)", text):
+                self.url, self.port, self.token = match.group(1), int(match.group(2)), match.group(3)
+                for name, pid, port in re.findall(
+                        r"\[live_book\] (Jupyter server|book server): pid (\d+) on http://127\.0\.0\.1:(\d+)/", text):
                     self.server_pids[name] = int(pid)
+                    if name == "Jupyter server":
+                        self.kernel_port = int(port)
+                assert f"--port 0: the book will be served on port {self.port}" in text
+                assert f"--kernel-port 0: the Jupyter server will listen on port {self.kernel_port}" in text
                 return
             if self.proc.poll() is not None:
                 pytest.fail(f"scripts/live_book.sh exited with {self.proc.returncode}:\n{text[-4000:]}")
             time.sleep(0.5)
         pytest.fail(f"scripts/live_book.sh printed no address within {timeout} s:\n{self.log()[-4000:]}")
+
+    def api(self, method: str, path: str) -> object:
+        """A request to the Jupyter server as a local program makes it (token, no Origin)."""
+        request = urllib.request.Request(f"http://127.0.0.1:{self.kernel_port}{path}?token={self.token}",
+                                         method=method, data=b"{}" if method == "POST" else None)
+        with urllib.request.urlopen(request, timeout=60) as response:
+            text = response.read().decode()
+        return json.loads(text) if text else None
+
+    def kernels(self) -> list[dict]:
+        return self.api("GET", "/api/kernels")
 
     def terminate(self, timeout: float = 60) -> int | None:
         """SIGTERM to the script, as Ctrl-C or a service manager would; wait for it to exit.
@@ -140,10 +166,10 @@ class LiveBook:
 
 
 @pytest.fixture(scope="module")
-def live_book(chromium, free_port):
+def live_book(chromium):
     """The running live book (chromium first: no browser, no point in building)."""
     with tempfile.TemporaryDirectory(prefix="privpca-live-test-") as tmp:
-        book = LiveBook(Path(tmp), free_port)
+        book = LiveBook(Path(tmp))
         try:
             book.wait_ready(START_TIMEOUT)
             yield book
@@ -151,85 +177,248 @@ def live_book(chromium, free_port):
             book.stop()
 
 
-def test_live_code_makes_chapter_2_dashboard_live_offline(live_book, chromium):
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    foreign, sockets, failed, http_errors, errors = [], [], [], [], []
+class Watch:
+    """Everything a page requests, fails at or logs; nothing may leave the machine."""
 
-    def on_request(request):
+    def __init__(self, page):
+        self.foreign, self.sockets, self.failed, self.http_errors, self.errors = [], [], [], [], []
+        page.on("request", self._request)
+        page.on("websocket", self._websocket)
+        page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
+        page.on("response", lambda r: self.http_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        page.on("pageerror", lambda exc: self.errors.append(f"uncaught: {exc}"))
+        page.on("console", lambda msg: self.errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+        # should something try to leave the machine, it fails fast instead of hanging
+        page.route("**/*", lambda route: route.continue_()
+                   if urlparse(route.request.url).hostname in LOCAL_HOSTS
+                   or urlparse(route.request.url).scheme in {"data", "blob"} else route.abort())
+
+    def _request(self, request):
         parsed = urlparse(request.url)
         if parsed.scheme not in {"data", "blob", "about"} and parsed.hostname not in LOCAL_HOSTS:
-            foreign.append(request.url)
+            self.foreign.append(request.url)
 
-    def on_websocket(ws):
-        sockets.append(ws.url)
+    def _websocket(self, ws):
+        self.sockets.append(ws.url)
         if urlparse(ws.url).hostname not in LOCAL_HOSTS:
-            foreign.append(ws.url)
+            self.foreign.append(ws.url)
 
-    page.on("request", on_request)
-    page.on("websocket", on_websocket)
-    page.on("requestfailed", lambda r: failed.append(f"{r.url} ({r.failure})"))
-    page.on("response", lambda r: http_errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
-    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
-    # Nothing may leave the machine; should something try, it fails fast instead of hanging.
-    page.route("**/*", lambda route: route.continue_()
-               if urlparse(route.request.url).hostname in LOCAL_HOSTS
-               or urlparse(route.request.url).scheme in {"data", "blob"} else route.abort())
+    def assert_clean(self):
+        assert not self.foreign, f"requests to hosts other than 127.0.0.1: {self.foreign}"
+        assert not self.failed, f"failed requests: {self.failed}"
+        assert not self.http_errors, f"HTTP errors: {self.http_errors}"
+        assert not self.errors, "\n".join(self.errors)
+
+
+def _go_live(page) -> float:
+    """Rocket menu -> Live Code on the open chapter; wait until live; the click-to-live seconds."""
+    page.click(".dropdown-launch-buttons button.dropdown-toggle")
+    page.click("button.btn-launch-thebe")
+    status = page.locator(".thebe-launch-button")
     try:
-        token = live_book.url.split("#", 1)[1]
-        page.goto(f"http://127.0.0.1:{live_book.port}/{CHAPTER}.html#{token}", wait_until="load")
+        page.wait_for_function(STATUS_IN, arg=["live", "error"], timeout=LIVE_TIMEOUT)
+    except Exception:
+        pytest.fail(f"not live after {LIVE_TIMEOUT / 1000:.0f} s: {status.get_attribute('data-privpca-status')}: "
+                    f"{status.inner_text()} ({status.get_attribute('title')})")
+    assert status.get_attribute("data-privpca-status") == "live", status.inner_text()
+    return float(status.get_attribute("data-privpca-seconds"))
+
+
+def _dashboard(page):
+    return page.locator("div.cell.privpca-live-dashboard", has=page.locator(".thebe-cell", has_text="attack_dashboard("))
+
+
+def _slider_changes_figure(page) -> None:
+    """Move the dashboard's ε slider one step right; the figure must change."""
+    live = _dashboard(page).locator(".cell_output .thebe-output")
+    image = live.locator(".privpca-dashboard img.privpca-figure")
+    image.wait_for(timeout=60_000)
+    page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=image.element_handle(),
+                           timeout=30_000)
+    before = image.evaluate(IMAGE_HASH_JS)
+    readout = live.locator(".widget-slider .widget-readout").first
+    assert live.locator(".widget-slider .widget-label").first.inner_text().startswith("ε")
+    value_before = readout.inner_text()
+    handle = live.locator(".widget-slider .noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("([el, old]) => el.textContent.trim() !== old",
+                           arg=[readout.element_handle(), value_before], timeout=10_000)
+    deadline = time.monotonic() + 60
+    after = before
+    while after == before and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+        after = image.evaluate(IMAGE_HASH_JS)
+    assert after != before, f"the figure did not change after ε moved from {value_before} to {readout.inner_text()}"
+    assert float(readout.inner_text()) > float(value_before)
+
+
+def _kernel_pids(live_book, kernel_ids) -> set[int]:
+    """The processes of these kernels (their command line names kernel-<id>.json)."""
+    pids = set()
+    for pid in _descendants(live_book.server_pids["Jupyter server"]):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if any(f"kernel-{kernel_id}.json".encode() in cmdline for kernel_id in kernel_ids):
+            pids.add(pid)
+    return pids
+
+
+def test_printed_address_to_a_live_slider_in_chapter_1(live_book, chromium):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    watch = Watch(page)
+    try:
+        # the exact address the script printed: the introduction, not a chapter
+        assert urlparse(live_book.url).path == "/book/intro.html"
+        page.goto(live_book.url, wait_until="load")
         page.wait_for_load_state("networkidle")
-
-        # the rocket menu -> Live Code
-        page.click(".dropdown-launch-buttons button.dropdown-toggle")
-        page.click("button.btn-launch-thebe")
-        status = page.locator(".thebe-launch-button")
-        page.wait_for_function(
-            "() => ['live', 'error'].includes("
-            "document.querySelector('.thebe-launch-button')?.dataset.privpcaStatus)",
-            timeout=LIVE_TIMEOUT)
-        assert status.get_attribute("data-privpca-status") == "live", status.inner_text()
-        # every code cell of the chapter became a Thebe cell on the kernel of live_book.sh
+        assert "privpca-live-token" not in page.url, "the token stays in the address bar"
+        assert page.evaluate("localStorage.getItem('privpca-live-token')") == live_book.token
+        # as a reader: chapter 1 from the sidebar
+        page.locator("nav.bd-docs-nav a.reference.internal", has_text="Why private PCA").first.click()
+        page.wait_for_url(re.compile(rf"/{CHAPTER}\.html"))
+        page.wait_for_load_state("networkidle")
+        seconds = _go_live(page)
+        print(f"chapter 1: click to live in {seconds:.2f} s")
+        # every code cell became a Thebe cell on the kernel of live_book.sh ...
         assert page.locator(".thebe-cell").count() == page.locator("div.cell .cell_input").count() > 0
-        assert any(f"127.0.0.1:{live_book.kernel_port}/api/kernels/" in url for url in sockets), sockets
-
-        # run the dashboard cell (again) with its own button
-        cell = page.locator("div.cell", has=page.locator(".thebe-cell", has_text="sigma_dashboard("))
-        assert cell.count() == 1
-        cell.locator("button.thebe-run-button").click()
-        live = cell.locator(".cell_output .thebe-output")
-        image = live.locator(".privpca-dashboard img.privpca-figure")
-        image.wait_for(timeout=60_000)
-        page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=image.element_handle(),
-                               timeout=30_000)
-        before = image.evaluate(IMAGE_HASH_JS)
-
-        # move the ε slider (the first one) one step to the right
-        readout = live.locator(".widget-slider .widget-readout").first
-        assert live.locator(".widget-slider .widget-label").first.inner_text().startswith("ε")
-        value_before = readout.inner_text()
-        handle = live.locator(".widget-slider .noUi-handle").first
-        handle.scroll_into_view_if_needed()
-        handle.focus()
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function("([el, old]) => el.textContent.trim() !== old",
-                               arg=[readout.element_handle(), value_before], timeout=10_000)
-        deadline = time.monotonic() + 60
-        after = before
-        while after == before and time.monotonic() < deadline:
-            page.wait_for_timeout(200)
-            after = image.evaluate(IMAGE_HASH_JS)
-        assert after != before, (
-            f"the figure did not change after ε moved from {value_before} to {readout.inner_text()}")
-        assert float(readout.inner_text()) > float(value_before)
-
-        assert not foreign, f"requests to hosts other than 127.0.0.1: {foreign}"
-        assert not failed, f"failed requests: {failed}"
-        assert not http_errors, f"HTTP errors: {http_errors}"
-        assert not errors, "\n".join(errors)
+        assert any(f"127.0.0.1:{live_book.kernel_port}/api/kernels/" in url for url in watch.sockets), watch.sockets
+        # ... but only the dashboards and what they need ran; the rest keeps the build's output
+        ran = page.locator("div.cell.privpca-live-run").count()
+        assert 0 < ran < page.locator("div.cell").count()
+        assert page.locator("div.cell:not(.privpca-live-run) .cell_output").first.inner_text().strip()
+        _slider_changes_figure(page)
+        watch.assert_clean()
     finally:
         context.close()
+
+
+def test_kernel_stopping_is_shown_and_a_click_restarts(live_book, chromium):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"http://127.0.0.1:{live_book.port}/{CHAPTER}.html#privpca-live-token={live_book.token}",
+                  wait_until="load")
+        _go_live(page)
+        status = page.locator(".thebe-launch-button")
+        covers = page.locator("div.cell.privpca-live-dashboard button.privpca-kernel-stopped")
+        n_dashboards = page.locator("div.cell.privpca-live-dashboard").count()
+        assert n_dashboards >= 1 and covers.count() == 0
+
+        # 1. the kernel process dies (Jupyter starts a new one: everything computed is lost)
+        connected = [k["id"] for k in live_book.kernels() if k["connections"] > 0]
+        before = _kernel_pids(live_book, connected)
+        assert connected and before
+        for pid in before:
+            os.kill(pid, signal.SIGKILL)
+        page.wait_for_function(STATUS_IN, arg=["stopped"], timeout=60_000)
+        assert "restart" in status.inner_text()
+        assert covers.count() == n_dashboards
+        assert all(text == "kernel stopped — click to restart" for text in covers.all_inner_texts())
+        covers.first.click()
+        page.wait_for_function(STATUS_IN, arg=["live", "error"], timeout=LIVE_TIMEOUT)
+        assert status.get_attribute("data-privpca-status") == "live", status.inner_text()
+        assert covers.count() == 0
+        _slider_changes_figure(page)
+
+        # 2. the kernel is shut down (as the idle culler does): a click starts a new one
+        for kernel in live_book.kernels():
+            if kernel["connections"] > 0:                         # this page's kernel
+                live_book.api("DELETE", f"/api/kernels/{kernel['id']}")
+        page.wait_for_function(STATUS_IN, arg=["stopped"], timeout=60_000)
+        assert covers.count() == n_dashboards
+        covers.first.click()                                   # reloads the page, starts again
+        page.wait_for_load_state("load")
+        page.wait_for_function(STATUS_IN, arg=["live", "error"], timeout=LIVE_TIMEOUT)
+        assert status.get_attribute("data-privpca-status") == "live", status.inner_text()
+        _slider_changes_figure(page)
+    finally:
+        context.close()
+
+
+def test_closing_the_page_shuts_its_kernel_down(live_book, chromium):
+    context = chromium.new_context()
+    page = context.new_page()
+    page.goto(f"http://127.0.0.1:{live_book.port}/{CHAPTER}.html#privpca-live-token={live_book.token}")
+    _go_live(page)
+    ours = {k["id"] for k in live_book.kernels() if k["connections"] > 0}
+    assert ours
+    context.close()
+    deadline = time.monotonic() + GRACE + 20
+    while ours & {k["id"] for k in live_book.kernels()} and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not ours & {k["id"] for k in live_book.kernels()}, f"the kernel outlived its page: {live_book.kernels()}"
+
+
+def test_another_origin_with_the_token_cannot_use_the_kernel(live_book, chromium, serve, tmp_path):
+    """A page served on another port, holding the token, tries what a browser lets a page do:
+    start a kernel (a no-cors POST, and a CORS request with the token in a header) and run code
+    through an existing kernel's websocket.  All are refused, and the code never runs."""
+    before = {k["id"] for k in live_book.kernels()}
+    kernel = live_book.api("POST", "/api/kernels")           # a kernel the book's page could use
+    marker = tmp_path / "ran.txt"
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("<!doctype html><title>another site</title>")
+    try:
+        with serve(tmp_path / "site") as other:
+            assert urlparse(other).port != live_book.port
+            context = chromium.new_context()
+            page = context.new_page()
+            page.goto(other + "/index.html")
+            result = page.evaluate("""async ([base, token, kernelId, code]) => {
+              const out = {};
+              try {
+                await fetch(`${base}/api/kernels?token=${token}`, {method: 'POST', mode: 'no-cors', body: '{}'});
+                out.noCors = 'sent';
+              } catch (e) { out.noCors = 'failed'; }
+              try {
+                const r = await fetch(`${base}/api/kernels`, {method: 'POST', body: '{}',
+                                      headers: {'Authorization': `token ${token}`}});
+                out.cors = r.status;
+              } catch (e) { out.cors = 'blocked'; }
+              out.websocket = await new Promise((resolve) => {
+                const ws = new WebSocket(`${base.replace('http', 'ws')}/api/kernels/${kernelId}/channels?token=${token}`);
+                ws.onopen = () => {
+                  ws.send(JSON.stringify({header: {msg_id: 'x1', username: 'x', session: 's1',
+                    msg_type: 'execute_request', version: '5.3', date: ''}, parent_header: {}, metadata: {},
+                    channel: 'shell', buffers: [], content: {code, silent: false, store_history: false,
+                    user_expressions: {}, allow_stdin: false, stop_on_error: true}}));
+                  setTimeout(() => resolve('opened'), 3000);
+                };
+                ws.onerror = () => resolve('refused');
+                setTimeout(() => resolve('no answer'), 20000);
+              });
+              return out;
+            }""", [f"http://127.0.0.1:{live_book.kernel_port}", live_book.token, kernel["id"],
+                   f"open({str(marker)!r}, 'w').write('x')"])
+            context.close()
+        assert result["websocket"] == "refused", result
+        assert result["cors"] == "blocked", result
+        time.sleep(1)
+        assert not marker.exists(), "code from another origin ran in the kernel"
+        assert {k["id"] for k in live_book.kernels()} - before == {kernel["id"]}, "another origin started a kernel"
+    finally:
+        live_book.api("DELETE", f"/api/kernels/{kernel['id']}")
+
+
+def test_a_port_in_use_is_refused_at_once(free_port):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        started = time.monotonic()
+        result = subprocess.run(["bash", str(ROOT / "scripts" / "live_book.sh"), "--port", str(port),
+                                 "--kernel-port", str(free_port())],
+                                cwd=ROOT, capture_output=True, text=True, timeout=120)
+        elapsed = time.monotonic() - started
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"port {port} is in use" in result.stderr and "--port 0" in result.stderr, result.stderr
+    assert elapsed < 30, f"refused only after {elapsed:.0f} s"
+    assert "building" not in result.stdout
 
 
 def test_stopping_live_book_stops_both_servers(live_book):
