@@ -233,17 +233,24 @@ def relayout_narrow(fig, width_px=NARROW_PX):
         ratios = np.asarray(grid.get_height_ratios() or [1.0] * nrows, dtype=float)
         axes = sorted(axes, key=lambda ax: (ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start))
         if ncols == 1 or len(axes) == 1:
-            return height
+            moved = [ax.get_legend() for ax in axes if ax.get_legend() is not None
+                     and getattr(ax.get_legend(), "_privpca_below", False)]
+            return height + sum((len(leg.get_texts()) * 14 + 12) / dpi for leg in moved)
         heights = []
         for ax in axes:
             rows = ax.get_subplotspec().rowspan
-            heights.append(height * ratios[rows.start:rows.stop].sum() / ratios.sum())
+            extra = 0.0
+            legend = ax.get_legend()
+            if legend is not None and getattr(legend, "_privpca_below", False):
+                extra = (len(legend.get_texts()) * 14 + 12) / dpi  # room for the legend moved below
+            heights.append(height * ratios[rows.start:rows.stop].sum() / ratios.sum() + extra)
         new_grid = container.add_gridspec(len(axes), 1, height_ratios=heights)
         for i, ax in enumerate(axes):
             ax.set_subplotspec(new_grid[i])
         return float(sum(heights))
 
     height = fig.get_figheight()
+    legends_below(fig)
     subfigs = list(getattr(fig, "subfigs", []) or [])
     if subfigs:
         grid = subfigs[0].get_subplotspec().get_gridspec() if hasattr(subfigs[0], "get_subplotspec") else None
@@ -263,6 +270,27 @@ def relayout_narrow(fig, width_px=NARROW_PX):
         except TypeError:
             pass
     return fig
+
+
+def legends_below(fig):
+    """Move every axes legend that sits right of its axes to below them (a phone has no room at
+    the side); constrained layout then makes room for it.  Returns how many were moved."""
+    from matplotlib.transforms import ScaledTranslation
+
+    moved = 0
+    for ax in fig.get_axes():
+        legend = ax.get_legend()
+        if legend is None or getattr(legend, "_privpca_below", False):
+            continue
+        anchor = legend.get_bbox_to_anchor()
+        if anchor is None or anchor.x0 < ax.bbox.x1 - 2:
+            continue
+        offset = ScaledTranslation(0.0, -34 / 72.0, fig.dpi_scale_trans)
+        legend.set_loc("upper left")
+        legend.set_bbox_to_anchor((0.0, 0.0), transform=ax.transAxes + offset)
+        legend._privpca_below = True  # (an attribute of our own, not matplotlib's)
+        moved += 1
+    return moved
 
 
 def narrow_figure(live_figure):
@@ -409,6 +437,7 @@ def precompute(dashboard, cache=None, spec=None):
                 narrow.draw(dashboard.result, notes=dashboard.last_warnings)
             else:
                 narrow.show_error(str(dashboard.last_error))
+            legends_below(narrow.fig)  # (a legend made while drawing)
             narrow.render()
             narrow_png, narrow_size = _palette_png(np.asarray(narrow.fig.canvas.buffer_rgba()))
             files["n"] = _save(folder, narrow_png)
