@@ -394,9 +394,13 @@ def show(dashboard, static=True):
     if static and explorable.building() is not None:
         # A book build: the static page gets the precomputed explorable instead of the widget
         # (privpca_edu/widgets/explorable.py); no widget state is saved for it.
+        import base64
+
         manifest = explorable.precompute(dashboard)
         _close_tree(dashboard)
-        display(HTML(explorable.explorable_html(dashboard, manifest)))
+        # (the PNG: what a builder without HTML output, such as LaTeX, shows)
+        display({"text/html": explorable.explorable_html(dashboard, manifest),
+                 "image/png": base64.b64encode(dashboard.png()).decode("ascii")}, raw=True)
         return
     dashboard.static_fallback = bool(static)
     display(dashboard)

@@ -67,7 +67,7 @@ GRIDS = {
                           "sweep": {"n_features": (2, 5, 10, 20, 30), "n_components": (1, 2, 3, 5)}},
     "sigma_curves": {"full": {"epsilon": _EPS, "delta": (1e-10, 1e-7, 1e-5, 1e-3, 0.3)},
                      "sweep": {"n_steps": (1, 2, 5, 10, 20, 50), "sensitivity": "all"}},
-    "plane_distances": {"full": {"tilt_x": tuple(range(-90, 91, 30)), "n_components": "all"},
+    "plane_distances": {"full": {"tilt_x": tuple(range(-90, 91, 15)), "n_components": "all"},
                         "sweep": {"tilt_y": tuple(range(-90, 91, 30))}},
     "angle_distances": {"full": {"theta1": tuple(range(0, 91, 15)), "theta2": tuple(range(0, 91, 15))},
                         "sweep": {"n_features": "all"}},
@@ -76,7 +76,8 @@ GRIDS = {
                                           "n_samples": "all"}},
     "gdp_audit": {"full": {"mechanism": "all", "sigma_multiplier": (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)},
                   "sweep": {"n_draws": "all", "epsilon": (0.1, 0.3, 1.0, 3.0, 10.0)}},
-    "ldp_dashboard_data": {"full": {"epsilon": (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0), "delta": (1e-5, 1e-4)},
+    "ldp_dashboard_data": {"full": {"epsilon": (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 12.0, 16.0),
+                                    "delta": (1e-5, 1e-4)},
                            "sweep": {"n_samples": "all", "n_features": (6, 10, 20, 40, 60),
                                      "support_size": (2, 4, 8, 16), "n_components": (1, 2, 3)}},
     "hospitals_demo": {"full": {"n_owners": "all", "epsilon": (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)},
@@ -629,10 +630,12 @@ def figure_html(fig):
         FigureCanvasAgg(copy)
         if copy.get_figwidth() * 72.0 > NARROW_PX * 1.1:
             relayout_narrow(copy)
+            for text in list(copy.texts) + [t for ax in copy.get_axes() for t in (ax.title, *ax.texts)]:
+                text.set_wrap(True)  # long titles wrap at the phone column's edge
             if copy.get_layout_engine() is None:
                 copy.set_layout_engine("constrained")
             buffer = io.BytesIO()
-            copy.savefig(buffer, format="png", dpi=72.0, bbox_inches="tight")
+            copy.savefig(buffer, format="png", dpi=72.0)  # exactly NARROW_PX wide (no tight box)
             narrow = buffer.getvalue()
     except Exception:  # noqa: BLE001 - an unpicklable figure keeps its one layout
         narrow = None
