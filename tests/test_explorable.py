@@ -4,6 +4,7 @@ shows exactly what the live dashboard computes for its state; the phone layout; 
 from __future__ import annotations
 
 import io
+import math
 import json
 
 import pytest
@@ -89,3 +90,29 @@ def test_names_of_controls():
 def test_nothing_happens_outside_a_book_build(monkeypatch):
     monkeypatch.delenv(X.ENV_VAR, raising=False)
     assert X.building() is None and X.figure_html(SigmaFigure().fig) is None
+
+
+def test_infinite_values_are_told_apart():
+    assert X._same(math.inf, math.inf) and not X._same(5.0, math.inf) and not X._same(math.inf, 1.0)
+    assert X._allowed(widgets.angle_slider(), -90.0)
+
+
+@pytest.mark.parametrize("picklable", [True, False])
+def test_static_figures_get_a_phone_copy(tmp_path, monkeypatch, picklable):
+    from matplotlib.ticker import FuncFormatter
+
+    from privpca_edu.plotting._live import new_figure
+
+    monkeypatch.setenv(X.ENV_VAR, str(tmp_path))
+    fig = new_figure(3.0)
+    left, right = fig.subplots(1, 2)
+    left.plot([0, 1], [0, 1])
+    right.set_title("a title")
+    if not picklable:
+        right.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.1f}"))  # (a lambda: no pickle)
+    size = tuple(fig.get_size_inches())
+    html = X.figure_html(fig)
+    assert '<source media="(max-width: 480px)"' in html and 'alt="Figure: a title"' in html
+    narrow = sorted((tmp_path / "figures").glob("*.png"), key=lambda p: Image.open(p).size[0])[0]
+    assert Image.open(narrow).size[0] == X.NARROW_PX
+    assert tuple(fig.get_size_inches()) == size  # the notebook's figure is left as it was
