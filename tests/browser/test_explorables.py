@@ -68,7 +68,7 @@ def test_every_dashboard_is_an_explorable(built_book):
 
 def test_arrow_keys_swap_the_frames(built_book, book_url, chromium):
     context, page = _new_page(chromium, {"width": 1280, "height": 900})
-    problems = []
+    problems, swaps = [], []
     try:
         for path in EXPECTED:
             page.goto(f"{book_url}/{path}", wait_until="load")
@@ -99,7 +99,7 @@ def test_arrow_keys_swap_the_frames(built_book, book_url, chromium):
                     alt = img.get_attribute("alt")
                     if f"{first['symbol']} = {label}" not in alt:
                         problems.append(f"{path} #{r}: alt text does not name {first['symbol']} = {label}: {alt[:80]}")
-        swaps = page.evaluate("() => window.privpcaExplorables.swaps")
+            swaps += page.evaluate("() => window.privpcaExplorables.swaps")  # (one page's)
     finally:
         context.close()
     assert not problems, "\n".join(problems)
