@@ -51,6 +51,9 @@ bash scripts/fetch_vendor.sh
 
 # Headless plotting, and one BLAS thread (2-core machines; small matrices run faster that way).
 export MPLBACKEND=Agg OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+# Every dashboard is precomputed over a grid of settings for the static pages (book/_ext/explorables.py);
+# the frames are cached here, so a chapter whose code did not change is not recomputed next time.
+export PRIVPCA_EXPLORABLES_CACHE="$ROOT/_build/explorables-cache"
 
 flags=()
 if [ "$strict" -eq 1 ]; then

@@ -65,3 +65,7 @@ __all__ = [
     "n_features_slider", "n_components_slider", "n_steps_slider", "angle_slider", "seed_picker",
     "method_picker", "N_SAMPLES_OPTIONS",
 ]
+
+from . import explorable as _explorable
+
+_explorable.install_figure_formatter()  # (a book build only: phone layouts of static figures)

@@ -355,6 +355,23 @@ def noscript_html(dashboard):
             f'src="data:image/png;base64,{data}"/></noscript>')
 
 
+def _close_tree(widget):
+    """Close ``widget`` and every widget inside it (their front-end models go away; the Python
+    objects keep working)."""
+    seen = set()
+    stack = [widget]
+    while stack:
+        w = stack.pop()
+        if id(w) in seen or not isinstance(w, W.Widget):
+            continue
+        seen.add(id(w))
+        stack.extend(getattr(w, "children", ()) or ())
+        if isinstance(w, Dashboard):
+            stack.extend(w.controls.values())
+            stack.extend(x for x in (w.image, w.preset, w.advisory_html) if x is not None)
+        w.close()
+
+
 def show(dashboard, static=True):
     """Display a dashboard, with its current (default) figure as a static fallback.
 
@@ -365,9 +382,26 @@ def show(dashboard, static=True):
     book renders the widget view of the first output, which needs JavaScript.  No browser with
     JavaScript shows a ``<noscript>`` element, so the page never has a second, stale copy.
     ``static=False`` leaves both fallbacks out.  Returns ``None``.
+
+    In a book build (:func:`privpca_edu.widgets.explorable.building`) the static page instead
+    gets the dashboard precomputed over its grid of control values
+    (:mod:`privpca_edu.widgets.explorable`): HTML controls that swap in the real frames.
     """
     from IPython.display import HTML, display
 
+    from . import explorable
+
+    if static and explorable.building() is not None:
+        # A book build: the static page gets the precomputed explorable instead of the widget
+        # (privpca_edu/widgets/explorable.py); no widget state is saved for it.
+        import base64
+
+        manifest = explorable.precompute(dashboard)
+        _close_tree(dashboard)
+        # (the PNG: what a builder without HTML output, such as LaTeX, shows)
+        display({"text/html": explorable.explorable_html(dashboard, manifest),
+                 "image/png": base64.b64encode(dashboard.png()).decode("ascii")}, raw=True)
+        return
     dashboard.static_fallback = bool(static)
     display(dashboard)
     if static:

@@ -218,15 +218,16 @@ def _check_figures(page, path):
 
 
 def test_chapter_figures_are_there_without_javascript(built_book, book_url, chromium):
-    """With JavaScript off the saved widget views cannot render; every dashboard's <noscript>
-    copy of its figure (with its alt text) is shown instead."""
+    """With JavaScript off every dashboard's figure (the explorable's default frame, or a saved
+    widget's <noscript> copy) is shown, with its alt text."""
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, java_script_enabled=False)
     page = context.new_page()
     try:
         for name in _toc_docnames():
             path = f"{name}.html"
             source = (built_book / path).read_text()
-            n_views = source.count('type="application/vnd.jupyter.widget-view+json"')
+            n_views = (source.count('type="application/vnd.jupyter.widget-view+json"')
+                       + source.count('<div class="privpca-explorable"'))
             if not n_views:
                 continue
             page.goto(f"{book_url}/{path}", wait_until="load")
