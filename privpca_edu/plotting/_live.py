@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections import OrderedDict
 
 import numpy as np
@@ -110,6 +111,10 @@ def set_bar_heights(bars, x, heights, width, bottom=0.0):
     bars.set_verts(np.stack([np.column_stack(c) for c in ((left, zero), (left, h), (right, h), (right, zero))], axis=1))
 
 
+#: A word and the spaces after it (a formula in $…$ is one word).
+_WORDS = re.compile(r"\s*(?:\$[^$]*\$|[^\s$])+\s*|\s+")
+
+
 class TitleBlock(Artist):
     """A panel title of several lines made of short texts: a slider move redraws few glyphs.
 
@@ -139,6 +144,12 @@ class TitleBlock(Artist):
         # the axes); lines linespacing × the font's height apart (DejaVu Sans: 1 em), as in a Text
         self._rise = [pad + (rows - 1 - r) * linespacing * points for r in range(rows)]
         self.pieces = [[] for _ in range(rows)]
+        self._points = points
+        self._linespacing = linespacing
+        #: ``None``, or how many px from the right edge of the figure the block must stay (a
+        #: phone layout sets it: every line then wraps between words, see :meth:`_place`).
+        self.wrap_margin = None
+        self._lines = [""] * rows  # the text as set, one string per line (for get_text when wrapping)
         self._shifts = {}  # piece -> its Affine2D offset along the line (px)
         self._widths = {}  # (text, dpi) -> width in px
         self.set_zorder(3)  # a text's
@@ -159,6 +170,15 @@ class TitleBlock(Artist):
             line.append(piece)
         return line[i]
 
+    def wrap_at(self, margin):
+        """Wrap every line between words ``margin`` px short of the figure's right edge (``None``:
+        never wrap, one row of pieces per line)."""
+        self.wrap_margin = None if margin is None else float(margin)
+        for line in self.pieces:
+            for piece in line:
+                piece.set_text("")
+        return self.set(*self._lines)
+
     def set(self, *lines):
         """Set the text: one argument per line (a string, or a tuple of pieces drawn in a row)."""
         if len(lines) > len(self.pieces):
@@ -166,6 +186,9 @@ class TitleBlock(Artist):
         for row in range(len(self.pieces)):
             parts = lines[row] if row < len(lines) else ()
             parts = (parts,) if isinstance(parts, str) else tuple(parts)
+            self._lines[row] = "".join(parts)
+            if self.wrap_margin is not None:  # one piece per word (a line may break between any two)
+                parts = tuple(w for part in parts for w in _WORDS.findall(part))
             for i, part in enumerate(parts):
                 self._piece(row, i).set_text(part)
             for piece in self.pieces[row][len(parts):]:
@@ -175,13 +198,26 @@ class TitleBlock(Artist):
 
     def get_text(self):
         """The title as one string (lines joined by newlines), e.g. for tests and alt text."""
+        if self.wrap_margin is not None:
+            return "\n".join(self._lines).rstrip("\n")
         return "\n".join("".join(p.get_text() for p in line) for line in self.pieces).rstrip("\n")
 
     def get_children(self):
         return [piece for line in self.pieces for piece in line]
 
+    def _width(self, piece, renderer):
+        key = (piece.get_text(), renderer.dpi)  # every piece has the block's font
+        width = self._widths.get(key)
+        if width is None:
+            width = self._widths[key] = piece.get_window_extent(renderer).width
+            if len(self._widths) > 4000:
+                self._widths.clear()
+        return width
+
     def _place(self, renderer):
         """Put every piece at the right end of the previous one (whole-pixel widths)."""
+        if self.wrap_margin is not None:
+            return self._place_wrapped(renderer)
         for line in self.pieces:
             x = 0.0
             for piece in line:
@@ -190,13 +226,32 @@ class TitleBlock(Artist):
                     shift.clear().translate(x, 0.0)
                 text = piece.get_text()
                 if text:
-                    key = (text, renderer.dpi)  # every piece has the block's font
-                    width = self._widths.get(key)
-                    if width is None:
-                        width = self._widths[key] = piece.get_window_extent(renderer).width
-                        if len(self._widths) > 4000:
-                            self._widths.clear()
-                    x += width
+                    x += self._width(piece, renderer)
+
+    def _place_wrapped(self, renderer):
+        """Flow the words of every line within the room left of the figure's right edge (less
+        :attr:`wrap_margin` px): a line too long goes on over as many lines as it needs, and the
+        block grows upwards (its last line stays where a title's last line is)."""
+        left = self.axes.transAxes.transform((0.0, 1.0))[0]
+        room = max(self.axes.get_figure(root=True).bbox.x1 - self.wrap_margin - left, 1.0)
+        placed = []  # (piece, its row, x, its line on screen)
+        visual = -1
+        for row, line in enumerate(self.pieces):
+            visual += 1
+            x = 0.0
+            for piece in line:
+                width = self._width(piece, renderer) if piece.get_text() else 0.0
+                if x > 0 and x + width > room + 0.5:
+                    visual, x = visual + 1, 0.0
+                placed.append((piece, row, x, visual))
+                x += width
+        scale = renderer.dpi / 72.0
+        step = self._linespacing * self._points  # points, as the rows' rises
+        for piece, row, x, line in placed:
+            y = ((visual - line) * step + self._rise[-1] - self._rise[row]) * scale
+            shift = self._shifts[piece]
+            if tuple(shift.get_matrix()[:2, 2]) != (x, y):
+                shift.clear().translate(x, y)
 
     def get_window_extent(self, renderer=None):
         if renderer is None:
@@ -251,6 +306,8 @@ class LiveFigure:
     max_backgrounds = 6
     #: One sentence saying what the figure shows (its alt text); see :meth:`alt_text`.
     alt = ""
+    #: Lines of notes a live figure keeps room for at its bottom (its layout is frozen).
+    note_lines = 2
 
     def __init__(self, data=None):
         self.fig = new_figure(self.height)
@@ -392,7 +449,7 @@ class LiveFigure:
         engine = self.fig.get_layout_engine()
         if self._layout_frozen or engine is None or not hasattr(engine, "set"):
             return
-        lines = 2 if self.blit else (self._note.get_text().count("\n") + 1 if self._note.get_text() else 0)
+        lines = self.note_lines if self.blit else (self._note.get_text().count("\n") + 1 if self._note.get_text() else 0)
         bottom = lines * 1.25 * S.SMALL / (self.fig.get_figheight() * 72.0)
         engine.set(rect=(0.0, bottom, 1.0, 1.0 - bottom))
 

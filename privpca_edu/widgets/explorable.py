@@ -38,7 +38,7 @@ import ipywidgets as W
 import numpy as np
 
 __all__ = ["GRIDS", "ENV_VAR", "NARROW_PX", "STATIC_TOKEN", "building", "grid_states", "precompute",
-           "explorable_html", "narrow_figure", "relayout_narrow", "figure_html", "install_figure_formatter",
+           "explorable_html", "narrow_figure", "relayout_narrow", "fit_texts", "figure_html", "install_figure_formatter",
            "state_phrase", "frame_numbers"]
 
 #: The folder of the frame cache; set by the book's Sphinx extension for the notebooks it runs.
@@ -254,6 +254,12 @@ def relayout_narrow(fig, width_px=NARROW_PX):
 
     height = fig.get_figheight()
     legends_below(fig)
+    from ..plotting._live import TitleBlock
+
+    for ax in fig.get_axes():  # panel titles made of pieces wrap at the figure's right edge
+        for child in ax.get_children():
+            if isinstance(child, TitleBlock):
+                child.wrap_at(4.0)
     subfigs = list(getattr(fig, "subfigs", []) or [])
     if subfigs:
         grid = subfigs[0].get_subplotspec().get_gridspec() if hasattr(subfigs[0], "get_subplotspec") else None
@@ -273,6 +279,67 @@ def relayout_narrow(fig, width_px=NARROW_PX):
         except TypeError:
             pass
     return fig
+
+
+def fit_texts(fig, margin=4.0):
+    """Wrap, between words, every horizontal text of ``fig`` that crosses its left or right edge
+    (titles, suptitles, axis labels, legend entries, notes): the phone layout's one mechanism for
+    long texts.  A panel title made of pieces (:class:`~privpca_edu.plotting._live.TitleBlock`)
+    wraps itself (:func:`relayout_narrow` turns that on); tick labels and rotated texts are left
+    alone.  Widths are measured with the figure's own renderer (public API:
+    ``canvas.get_renderer``, ``Text.get_window_extent``), at the positions of the figure's last
+    layout.  Returns the texts it wrapped (a list).
+    """
+    from matplotlib.text import Text
+
+    from ..plotting._live import _WORDS, TitleBlock
+
+    renderer = fig.canvas.get_renderer()
+    right = fig.bbox.x1 - margin
+    skip = set()
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis, getattr(ax, "zaxis", None)):
+            if axis is not None:
+                skip.update(id(t) for t in axis.get_ticklabels(which="both"))
+        for child in ax.get_children():
+            if isinstance(child, TitleBlock):
+                skip.update(id(t) for t in child.get_children())
+    changed = []
+    for text in fig.findobj(Text):
+        content = text.get_text()
+        if (id(text) in skip or not content.strip() or not text.get_visible() or text.get_rotation() % 180
+                or text.get_figure(root=True) is not fig):
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x1 <= right + 0.5 and box.x0 >= margin - 0.5:
+            continue
+        align = text.get_horizontalalignment()
+        if align == "left":
+            room = right - box.x0
+        elif align == "right":
+            room = box.x1 - margin
+        else:
+            middle = (box.x0 + box.x1) / 2
+            room = 2 * min(middle - margin, right - middle)
+        if room <= 0:
+            continue
+        lines = []
+        for line in content.split("\n"):
+            current = ""
+            for word in _WORDS.findall(line):
+                trial = current + word
+                text.set_text(trial.strip())
+                if current.strip() and text.get_window_extent(renderer).width > room:
+                    lines.append(current.strip())
+                    current = word.lstrip()
+                else:
+                    current = trial
+            lines.append(current.strip())
+        wrapped = "\n".join(lines)
+        text.set_text(wrapped)
+        if wrapped != content:
+            changed.append(text)
+    return changed
 
 
 def legends_below(fig):
@@ -304,8 +371,24 @@ def narrow_figure(live_figure):
     except TypeError:
         return None
     relayout_narrow(twin.fig)
+    twin.note_lines = 4  # a note wraps to twice as many lines in the narrow column
     twin._reserve_note_space()  # the note line's share of the new height
     return twin
+
+
+def _fit_frame(figure):
+    """Wrap the texts of a phone twin's frame (:func:`fit_texts`).  Before the first render (the
+    layout is still free) layout and wrapping alternate until nothing changes; afterwards the
+    frozen layout's positions are used, and a wrapped text outside the animated ones renews the
+    cached backgrounds."""
+    if not figure._layout_frozen:
+        for _ in range(3):
+            figure.fig.canvas.draw()
+            if not fit_texts(figure.fig):
+                break
+        return
+    if any(not text.get_animated() for text in fit_texts(figure.fig)):
+        figure._static_version = ("wrapped", figure._static_version)
 
 
 # -- frames -------------------------------------------------------------------------------------
@@ -441,6 +524,7 @@ def precompute(dashboard, cache=None, spec=None):
             else:
                 narrow.show_error(str(dashboard.last_error))
             legends_below(narrow.fig)  # (a legend made while drawing)
+            _fit_frame(narrow)
             narrow.render()
             narrow_png, narrow_size = _palette_png(np.asarray(narrow.fig.canvas.buffer_rgba()))
             files["n"] = _save(folder, narrow_png)
@@ -626,6 +710,10 @@ def figure_html(fig):
     wide = buffer.getvalue()
     narrow = None
     restore = None
+    from matplotlib.text import Text
+
+    from ..plotting._live import TitleBlock
+
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -636,22 +724,32 @@ def figure_html(fig):
             copy = fig     # (its PNG above is already made; its size and grid are put back below)
             restore = (fig.get_size_inches().copy(), [(ax, ax.get_subplotspec()) for ax in fig.get_axes()])
         if copy.get_figwidth() * 72.0 > NARROW_PX * 1.1:
+            if restore is not None:
+                restore += ([(t, t.get_text()) for t in copy.findobj(Text)],)
             relayout_narrow(copy)
-            for text in list(copy.texts) + [t for ax in copy.get_axes() for t in (ax.title, *ax.texts)]:
-                text.set_wrap(True)  # long titles wrap at the phone column's edge
             if copy.get_layout_engine() is None:
                 copy.set_layout_engine("constrained")
+            for _ in range(3):  # long texts wrap at the phone column's edges (laid out again)
+                copy.canvas.draw()
+                if not fit_texts(copy):
+                    break
             buffer = io.BytesIO()
             copy.savefig(buffer, format="png", dpi=72.0)  # exactly NARROW_PX wide (no tight box)
             narrow = buffer.getvalue()
     except Exception:  # noqa: BLE001 - a figure that cannot be re-laid out keeps its one layout
         narrow = None
     if restore is not None:
-        size, specs = restore
+        size, specs, *texts = restore
         fig.set_size_inches(size, forward=False)
         for ax, spec in specs:
             if spec is not None:
                 ax.set_subplotspec(spec)
+        for text, content in (texts[0] if texts else ()):
+            text.set_text(content)
+        for ax in fig.get_axes():
+            for child in ax.get_children():
+                if isinstance(child, TitleBlock) and child.wrap_margin is not None:
+                    child.wrap_at(None)
     folder = cache / "figures"
     folder.mkdir(parents=True, exist_ok=True)
     wide_png, wide_size = _palette_png(wide)
