@@ -116,3 +116,58 @@ def test_static_figures_get_a_phone_copy(tmp_path, monkeypatch, picklable):
     narrow = sorted((tmp_path / "figures").glob("*.png"), key=lambda p: Image.open(p).size[0])[0]
     assert Image.open(narrow).size[0] == X.NARROW_PX
     assert tuple(fig.get_size_inches()) == size  # the notebook's figure is left as it was
+
+
+def _drawn_texts(fig):
+    """Every text a render of ``fig`` draws (tick labels of ticks outside the view are not drawn)."""
+    from matplotlib.text import Text
+
+    hidden = set()
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            span = (high - low) * 1e-9
+            hidden |= {id(t) for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+                       if not (tick.get_loc() is not None and low - span <= tick.get_loc() <= high + span)
+                       for t in (tick.label1, tick.label2)}
+    return [t for t in fig.findobj(Text)
+            if t.get_visible() and t.get_text().strip() and id(t) not in hidden]
+
+
+def _outside(fig):
+    renderer = fig.canvas.get_renderer()
+    return [(t.get_text(), round(box.x0), round(box.x1)) for t in _drawn_texts(fig)
+            for box in [t.get_window_extent(renderer)] if box.x0 < -0.5 or box.x1 > fig.bbox.x1 + 0.5]
+
+
+@pytest.mark.parametrize("chapter", [1, 6])
+def test_phone_frames_keep_every_text_inside_the_figure(chapter):
+    # the live dashboards' phone twins, drawn as the book build draws a frame (long panel titles
+    # made of pieces, legends, notes): nothing crosses the 360 px figure's left or right edge
+    if chapter == 1:
+        dashboard = widgets.attack_dashboard(epsilon=1.0, n_samples=20)
+    else:
+        from privpca_edu.widgets.ldp import ldp_dashboard
+
+        dashboard = ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=4,
+                                  n_components=2, delta=1e-5)
+    narrow = X.narrow_figure(dashboard.figure)
+    pixels = X.narrow_frame(narrow, dashboard)
+    assert pixels.shape[1] == X.NARROW_PX
+    assert not _outside(narrow.fig)
+    if chapter == 1:  # panel (a), alone on its row, spans the column (its title no longer squeezes it)
+        box = narrow.ax_rec.get_window_extent()
+        assert box.width >= 0.75 * X.NARROW_PX
+        assert "\n" not in narrow.t_rec.get_text()  # (the title's text is what was set, wrapped on screen only)
+
+
+def test_phone_copy_of_a_static_figure_keeps_every_text_inside():
+    from privpca_edu.experiments import ldp
+    from privpca_edu.plotting import ldp as figures
+
+    fig = figures.plot_user_report(ldp.user_report_example(epsilon=0.5, n_features=10, n_components=2, delta=1e-4))
+    fig.suptitle("One user's report at ε = 0.5, d = 10, k = 2, δ = 1e-4: the noise is far larger than the record")
+    X.relayout_narrow(fig)
+    X.fit_texts(fig, layout=True)
+    assert not _outside(fig)
+    assert round(fig.get_figwidth() * 72) == X.NARROW_PX

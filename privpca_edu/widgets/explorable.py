@@ -38,7 +38,7 @@ import ipywidgets as W
 import numpy as np
 
 __all__ = ["GRIDS", "ENV_VAR", "NARROW_PX", "STATIC_TOKEN", "building", "grid_states", "precompute",
-           "explorable_html", "narrow_figure", "relayout_narrow", "fit_texts", "figure_html", "install_figure_formatter",
+           "explorable_html", "narrow_figure", "relayout_narrow", "fit_texts", "narrow_frame", "figure_html", "install_figure_formatter",
            "state_phrase", "frame_numbers"]
 
 #: The folder of the frame cache; set by the book's Sphinx extension for the notebooks it runs.
@@ -281,15 +281,26 @@ def relayout_narrow(fig, width_px=NARROW_PX):
     return fig
 
 
-def fit_texts(fig, margin=4.0):
+def fit_texts(fig, margin=4.0, *, layout=False):
     """Wrap, between words, every horizontal text of ``fig`` that crosses its left or right edge
     (titles, suptitles, axis labels, legend entries, notes): the phone layout's one mechanism for
     long texts.  A panel title made of pieces (:class:`~privpca_edu.plotting._live.TitleBlock`)
     wraps itself (:func:`relayout_narrow` turns that on); tick labels and rotated texts are left
     alone.  Widths are measured with the figure's own renderer (public API:
     ``canvas.get_renderer``, ``Text.get_window_extent``), at the positions of the figure's last
-    layout.  Returns the texts it wrapped (a list).
+    layout; ``layout=True`` lays the figure out first (``canvas.draw``), and again after each
+    round of wrapping until nothing more wraps (three rounds at most).  Returns the texts it
+    wrapped (a list).
     """
+    if layout:
+        changed = []
+        for _ in range(3):
+            fig.canvas.draw()
+            wrapped = fit_texts(fig, margin)
+            if not wrapped:
+                break
+            changed += wrapped
+        return changed
     from matplotlib.text import Text
 
     from ..plotting._live import _WORDS, TitleBlock
@@ -376,16 +387,26 @@ def narrow_figure(live_figure):
     return twin
 
 
+def narrow_frame(narrow, dashboard):
+    """Draw ``dashboard``'s current state (its result, or its error) on its phone twin ``narrow``
+    (:func:`narrow_figure`) and return the rendered RGBA pixels."""
+    if dashboard.last_error is None:
+        narrow.draw(dashboard.result, notes=dashboard.last_warnings)
+    else:
+        narrow.show_error(str(dashboard.last_error))
+    legends_below(narrow.fig)  # (a legend made while drawing)
+    _fit_frame(narrow)
+    narrow.render()
+    return np.asarray(narrow.fig.canvas.buffer_rgba())
+
+
 def _fit_frame(figure):
     """Wrap the texts of a phone twin's frame (:func:`fit_texts`).  Before the first render (the
     layout is still free) layout and wrapping alternate until nothing changes; afterwards the
     frozen layout's positions are used, and a wrapped text outside the animated ones renews the
     cached backgrounds."""
     if not figure._layout_frozen:
-        for _ in range(3):
-            figure.fig.canvas.draw()
-            if not fit_texts(figure.fig):
-                break
+        fit_texts(figure.fig, layout=True)
         return
     if any(not text.get_animated() for text in fit_texts(figure.fig)):
         figure._static_version = ("wrapped", figure._static_version)
@@ -519,14 +540,7 @@ def precompute(dashboard, cache=None, spec=None):
         files = {"w": _save(folder, wide_png)}
         sizes = {"w": list(wide_size)}
         if narrow is not None:
-            if dashboard.last_error is None:
-                narrow.draw(dashboard.result, notes=dashboard.last_warnings)
-            else:
-                narrow.show_error(str(dashboard.last_error))
-            legends_below(narrow.fig)  # (a legend made while drawing)
-            _fit_frame(narrow)
-            narrow.render()
-            narrow_png, narrow_size = _palette_png(np.asarray(narrow.fig.canvas.buffer_rgba()))
+            narrow_png, narrow_size = _palette_png(narrow_frame(narrow, dashboard))
             files["n"] = _save(folder, narrow_png)
             sizes["n"] = list(narrow_size)
         titles = _texts(dashboard.figure)
@@ -729,10 +743,7 @@ def figure_html(fig):
             relayout_narrow(copy)
             if copy.get_layout_engine() is None:
                 copy.set_layout_engine("constrained")
-            for _ in range(3):  # long texts wrap at the phone column's edges (laid out again)
-                copy.canvas.draw()
-                if not fit_texts(copy):
-                    break
+            fit_texts(copy, layout=True)  # long texts wrap at the phone column's edges
             buffer = io.BytesIO()
             copy.savefig(buffer, format="png", dpi=72.0)  # exactly NARROW_PX wide (no tight box)
             narrow = buffer.getvalue()
