@@ -355,7 +355,8 @@ def fit_texts(fig, margin=4.0, *, layout=False):
 
 def legends_below(fig):
     """Move every axes legend that sits right of its axes to below them (a phone has no room at
-    the side); constrained layout then makes room for it.  Returns how many were moved."""
+    the side), and every legend already below its axes to a fixed distance under them;
+    constrained layout then makes room for it.  Returns how many were moved."""
     from matplotlib.transforms import ScaledTranslation
 
     moved = 0
@@ -364,9 +365,21 @@ def legends_below(fig):
         if legend is None or getattr(legend, "_privpca_below", False):
             continue
         anchor = legend.get_bbox_to_anchor()
-        if anchor is None or anchor.x0 < ax.bbox.x1 - 2:
+        if anchor is None:
             continue
-        offset = ScaledTranslation(0.0, -34 / 72.0, fig.dpi_scale_trans)
+        beside = anchor.x0 >= ax.bbox.x1 - 2
+        # below at a fraction of the axes' height: a shorter phone panel would put it over the
+        # x label; a fixed distance under the axis instead
+        below = anchor.y1 <= ax.bbox.y0 + 2 and anchor.x0 < ax.bbox.x1 - 2
+        if not (beside or below):
+            continue
+        # under the tick labels and the x label (two-line tick labels too), 34 px at least
+        try:
+            axis_box = ax.xaxis.get_tightbbox(fig.canvas.get_renderer())
+            drop = max(34.0, ax.bbox.y0 - axis_box.y0 + 6.0) if axis_box is not None else 34.0
+        except Exception:  # noqa: BLE001 - a canvas without a renderer: the usual distance
+            drop = 34.0
+        offset = ScaledTranslation(0.0, -drop / fig.dpi, fig.dpi_scale_trans)
         legend.set_loc("upper left")
         legend.set_bbox_to_anchor((0.0, 0.0), transform=ax.transAxes + offset)
         legend._privpca_below = True  # (an attribute of our own, not matplotlib's)
