@@ -111,8 +111,11 @@ def set_bar_heights(bars, x, heights, width, bottom=0.0):
     bars.set_verts(np.stack([np.column_stack(c) for c in ((left, zero), (left, h), (right, h), (right, zero))], axis=1))
 
 
-#: A word and the spaces after it (a formula in $…$ is one word).
-_WORDS = re.compile(r"\s*(?:\$[^$]*\$|[^\s$])+\s*|\s+")
+#: A word and the spaces after it (a formula in $…$ is one word, and so is "d = 200": a line
+#: never breaks next to a relation sign).
+_WORD = r"(?:\$[^$]*\$|[^\s$])+"
+_RELATION = r"[=≈≠≤≥<>±→]"
+_WORDS = re.compile(rf"\s*{_WORD}(?:\s+{_RELATION}\s+{_WORD})*(?:\s+{_RELATION})?\s*|\s+")
 
 
 class TitleBlock(Artist):
@@ -238,13 +241,19 @@ class TitleBlock(Artist):
         visual = -1
         for row, line in enumerate(self.pieces):
             visual += 1
-            x = 0.0
+            x, glued = 0.0, None  # glued: the previous piece ends in "ε = " (it goes with this one)
             for piece in line:
                 width = self._width(piece, renderer) if piece.get_text() else 0.0
                 if x > 0 and x + width > room + 0.5:
                     visual, x = visual + 1, 0.0
+                    if glued is not None and placed[glued][2] > 0:  # "ε = " moves on with its value
+                        before, before_row, before_x, _ = placed[glued]
+                        placed[glued] = (before, before_row, 0.0, visual)
+                        x = self._width(before, renderer)
                 placed.append((piece, row, x, visual))
                 x += width
+                if piece.get_text():
+                    glued = len(placed) - 1 if re.search(_RELATION + r"\s*$", piece.get_text()) else None
         scale = renderer.dpi / 72.0
         step = self._linespacing * self._points  # points, as the rows' rises
         for piece, row, x, line in placed:

@@ -52,7 +52,7 @@ STATIC_TOKEN = "@@PRIVPCA_STATIC@@"
 
 #: Bump when this module changes how frames are drawn or named (the cache key includes it; the
 #: rest of the package's source is hashed).
-FRAME_VERSION = 2
+FRAME_VERSION = 3
 
 #: The folder under ``_static/`` holding the frames.
 SITE_FOLDER = "privpca-explorables"
