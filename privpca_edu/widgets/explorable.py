@@ -237,14 +237,14 @@ def relayout_narrow(fig, width_px=NARROW_PX):
         axes = sorted(axes, key=lambda ax: (ax.get_subplotspec().rowspan.start, ax.get_subplotspec().colspan.start))
         if ncols == 1 or len(axes) == 1:
             moved = [ax.get_legend() for ax in axes if ax.get_legend() is not None
-                     and getattr(ax.get_legend(), "_privpca_below", False)]
+                     and getattr(ax.get_legend(), "_privpca_below", None) == "beside"]
             return height + sum((len(leg.get_texts()) * 14 + 12) / dpi for leg in moved)
         heights = []
         for ax in axes:
             rows = ax.get_subplotspec().rowspan
             extra = 0.0
             legend = ax.get_legend()
-            if legend is not None and getattr(legend, "_privpca_below", False):
+            if legend is not None and getattr(legend, "_privpca_below", None) == "beside":
                 extra = (len(legend.get_texts()) * 14 + 12) / dpi  # room for the legend moved below
             heights.append(height * ratios[rows.start:rows.stop].sum() / ratios.sum() + extra)
         new_grid = container.add_gridspec(len(axes), 1, height_ratios=heights)
@@ -382,7 +382,7 @@ def legends_below(fig):
         offset = ScaledTranslation(0.0, -drop / fig.dpi, fig.dpi_scale_trans)
         legend.set_loc("upper left")
         legend.set_bbox_to_anchor((0.0, 0.0), transform=ax.transAxes + offset)
-        legend._privpca_below = True  # (an attribute of our own, not matplotlib's)
+        legend._privpca_below = "beside" if beside else "under"  # (our own attribute, not matplotlib's)
         moved += 1
     return moved
 
