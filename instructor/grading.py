@@ -11,7 +11,14 @@ answers with a hint each.  So the hidden test
   answer gets a hint ("off by about √2", "wrong order of magnitude", "δ entered as ε?");
 * uses no code of the package, so redefining ``check_answer`` or monkeypatching
   ``privpca_edu`` changes nothing; it also refuses a value that is not a plain number and fails
-  (for a manual look) a notebook whose cells redefine the grading machinery.
+  (for a manual look) a notebook whose cells redefine the grading machinery or set an attribute
+  of the package;
+* where the exercise asks for intermediate values (a σ before a ratio, μ before Φ(μ/2), the
+  eigenvalues before an exponential; ``instructor/answers.py`` declares them, the answer cell's
+  template names them), checks that the student's cell defined each with the right type and
+  shape and a value within its own tolerance (a salted key of its own), and that the answer
+  follows from them (the exercise's formula recomputed with ``math`` only, never the package).
+  An answer typed in by hand, or obtained from a patched package, fails without them.
 
 What it cannot do: nbgrader runs the student's code and the tests in one Python process, so a
 student who studies this code can still defeat it (by replacing ``hashlib`` or ``builtins``, say).
@@ -39,7 +46,10 @@ FACTOR_HINTS = """(
 # Code of a notebook cell that tampers with what grades it.  The chapters use none of these.
 TAMPERING = (r"\bcheck_answer\s*=", r"\bkey_accepts\s*=", r"\b_privpca_grade\b", r"\bexercises\.\w+\s*=",
              r"\bwidgets\.\w+\s*=", r"\bhashlib\b", r"\bbuiltins\b", r"sys\.modules", r"\bsetattr\s*\(",
-             r"__class__", r"\bmonkeypatch")
+             r"__class__", r"\bmonkeypatch", r"\bmock\b", r"\bimportlib\b",
+             # an attribute of the package set (privacy.gaussian_sigma = ...)
+             r"\b(?:pp|privpca_edu|privacy|experiments|bounds|audit|subspace|datasets|estimators|plotting|nc"
+             r"|local|robust)(?:\.\w+)+\s*=(?!=)")
 
 GRADER = f'''\
 def _privpca_grade(ident, label, value, key, mistakes, checks=None, scope=None):
