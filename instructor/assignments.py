@@ -164,7 +164,7 @@ def _hidden_test(ans, keys, mistakes, label, checks=None):
         f"               {json.dumps(mistake_keys, ensure_ascii=False)}{tail}",
     ]
     if checks is not None:     # the intermediates, read from the notebook's own names
-        lines.append(f"               {json.dumps(checks, ensure_ascii=False, sort_keys=True)}, globals())")
+        lines.append(f"               {checks!r}, globals())")     # a Python literal (None, True)
     return "\n".join(lines + ["### END HIDDEN TESTS"])
 
 
