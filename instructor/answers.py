@@ -10,7 +10,11 @@ student edition leave it out.  Every exercise cell of the book ends in
   (the book's literal text, an f-string template), so that a term's variant states its own numbers;
 * for each checked value, its id, the expression that reads it after the solution ran, its
   tolerance, and ``mistakes``: solutions of a typical error, whose results the hidden tests
-  recognise to give a hint ("δ entered as ε?") without saying the answer.
+  recognise to give a hint ("δ entered as ε?") without saying the answer;
+* ``intermediates`` and ``relations``: the values the exercise asks for on the way to its answer,
+  which the assignment's answer cell names and its hidden tests check (each with a salted key of
+  its own, and the answer recomputed from them with ``math`` only), so that an answer typed in by
+  hand, or read off a patched package, does not pass.
 
 ``PARAMS`` holds each parameter's value in the book and the grid a term draws it from
 (``draw(term)``: seeded by the term and the parameter's name, so adding a parameter does not move
