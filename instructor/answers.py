@@ -10,7 +10,11 @@ student edition leave it out.  Every exercise cell of the book ends in
   (the book's literal text, an f-string template), so that a term's variant states its own numbers;
 * for each checked value, its id, the expression that reads it after the solution ran, its
   tolerance, and ``mistakes``: solutions of a typical error, whose results the hidden tests
-  recognise to give a hint ("δ entered as ε?") without saying the answer.
+  recognise to give a hint ("δ entered as ε?") without saying the answer;
+* ``intermediates`` and ``relations``: the values the exercise asks for on the way to its answer,
+  which the assignment's answer cell names and its hidden tests check (each with a salted key of
+  its own, and the answer recomputed from them with ``math`` only), so that an answer typed in by
+  hand, or read off a patched package, does not pass.
 
 ``PARAMS`` holds each parameter's value in the book and the grid a term draws it from
 (``draw(term)``: seeded by the term and the parameter's name, so adding a parameter does not move
@@ -54,12 +58,35 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Intermediate:
+    """A value the exercise asks for on the way to its answer (a σ before an error, a
+    sensitivity before a σ, eigenvalues before a ratio): the answer cell's template names it
+    (``name = None   # note``), the solution defines it, and the hidden test of ``answer`` (an
+    answer id; default the cell's first) checks its type and its value through a salted key of its
+    own at ``rtol``/``atol``.  ``shape``: None for a number, else an array's shape (a numpy array, a
+    list or a tuple of numbers); ``sorted``: compare the elements sorted (the order of eigenvalues
+    is a convention)."""
+    name: str
+    note: str
+    rtol: float = 1e-2        # check_answer's default: never stricter than the exercise it comes from
+    atol: float = 0.0
+    shape: tuple = None
+    sorted: bool = False
+    answer: str = None
+
+
+@dataclass(frozen=True)
 class ExerciseCell:
     notebook: str             # file name under notebooks/
     solution: str             # statements assigning the cell's variables ($name: a parameter)
     answers: tuple = field(default_factory=tuple)
     text: tuple = ()          # (book literal, f-string template) in the statement and check cell
     mistakes: tuple = ()      # (hint, solution of that mistake) for the hidden tests
+    intermediates: tuple = () # Intermediate(...): checked by the hidden tests too
+    # (answer id, expression): the answer recomputed from the intermediates by the hidden test with
+    # the standard library only (math; max, min, abs, sum, len), never with the package; an array
+    # intermediate is a tuple of floats there; $name: a parameter
+    relations: tuple = ()
 
     @property
     def exercise(self):
@@ -188,7 +215,7 @@ def solution(cell, term=None, code=None):
 # The imports (and shared state) each chapter's solutions use: the names the chapter itself
 # defines before its exercises.
 SETUP = {
-    "01_why_private_pca.ipynb": "from privpca_edu import experiments, widgets",
+    "01_why_private_pca.ipynb": "import privpca_edu as pp\nfrom privpca_edu import experiments, widgets",
     "02_dp_in_one_sitting.ipynb": "import math\nfrom privpca_edu import experiments, privacy",
     "03_subspaces.ipynb": "import math\nimport numpy as np\nimport privpca_edu as pp\nfrom privpca_edu import experiments, subspace",
     "04_noisy_covariance.ipynb": (
@@ -235,8 +262,13 @@ CELLS = (
                        ("PC error at ε = 1 is below 0.2", "PC error at ε = {g(eps12)} is below {g(thr12)}"),
                        ("first n below 0.2", "first n below {g(thr12)}"))),
     ExerciseCell("01_why_private_pca.ipynb",
+                 'sigma_1_4 = pp.privacy.gaussian_sigma(2 ** 0.5, $eps14, 1e-5, method="analytic")\n'
+                 "mu_1_4 = 2 ** 0.5 / sigma_1_4\n"
                  'answer_1_4 = experiments.membership_attack($eps14, 20)["bound"]["gdp"]',
                  (Answer("1.4", "answer_1_4"),),
+                 intermediates=(Intermediate("sigma_1_4", "the analytic σ for Δ = √2, δ = 10⁻⁵"),
+                                Intermediate("mu_1_4", "μ = Δ/σ")),
+                 relations=(("1.4", "0.5 * math.erfc(-mu_1_4 / 2 / math.sqrt(2))"),),
                  text=(("At ε = 3 and $n = 20$", "At ε = {g(eps14)} and $n = 20$"),
                        ("membership_attack(3.0, 20)", "membership_attack({eps14!r}, 20)")),
                  mistakes=(("that is the generic (ε, δ) bound; this exercise asks for the Gaussian one, Φ(μ/2)",
@@ -250,8 +282,10 @@ CELLS = (
                            ("log10 instead of the natural logarithm?",
                             "answer_2_1 = 2 * $T21 / $eps21 * math.sqrt(2 * math.log10(2 * $T21 / 1e-6))"))),
     ExerciseCell("02_dp_in_one_sitting.ipynb",
-                 'answer_2_2 = privacy.gaussian_sigma(2 * math.sqrt($T21), $eps21, 1e-6, method="analytic")',
+                 "sensitivity_2_2 = 2 * math.sqrt($T21)\n"
+                 'answer_2_2 = privacy.gaussian_sigma(sensitivity_2_2, $eps21, 1e-6, method="analytic")',
                  (Answer("2.2", "answer_2_2", rtol=2e-3),),
+                 intermediates=(Intermediate("sensitivity_2_2", "the sensitivity of the T steps together"),),
                  text=(("(ε = 1, δ = 10⁻⁶, T = 10, Δ = 2)", "(ε = {g(eps21)}, δ = 10⁻⁶, T = {T21}, Δ = 2)"),),
                  mistakes=(("the classic calibration: this exercise asks for the exact (analytic) one",
                             "answer_2_2 = privacy.gaussian_sigma(2 * math.sqrt($T21), $eps21, 1e-6)"),
@@ -269,18 +303,24 @@ CELLS = (
                             'answer_2_3_add_remove = experiments.sensitivity_example($B23)["replace_one"]\n'
                             'answer_2_3_replace_one = experiments.sensitivity_example($B23)["add_remove"]'))),
     ExerciseCell("02_dp_in_one_sitting.ipynb",
-                 'answer_2_7 = (privacy.gaussian_sigma(math.sqrt(2), $eps27, 1e-5, method="analytic")\n'
-                 "              / (math.sqrt(2) * 2 / $eps27))",
+                 'sigma_2_7 = privacy.gaussian_sigma(math.sqrt(2), $eps27, 1e-5, method="analytic")\n'
+                 "laplace_sd_2_7 = math.sqrt(2) * 2 / $eps27\n"
+                 "answer_2_7 = sigma_2_7 / laplace_sd_2_7",
                  (Answer("2.7", "answer_2_7"),),
+                 intermediates=(Intermediate("sigma_2_7", "(b) the analytic Gaussian mechanism's σ"),
+                                Intermediate("laplace_sd_2_7", "(b) the Laplace mechanism's standard deviation")),
+                 relations=(("2.7", "sigma_2_7 / laplace_sd_2_7"),),
                  text=(("At ε = 1 the Laplace mechanism", "At ε = {g(eps27)} the Laplace mechanism"),),
                  mistakes=(("Δ₁ = 2 but Δ₂ = √2 (two counts change by one)",
                             'answer_2_7 = (privacy.gaussian_sigma(2.0, $eps27, 1e-5, method="analytic")\n'
                             "              / (math.sqrt(2) * 2 / $eps27))"),)),
     ExerciseCell("02_dp_in_one_sitting.ipynb",
                  "answer_2_8_delta = $k28 * math.exp(($k28 - 1) * $eps28) * 1e-6\n"
-                 'sigma = privacy.gaussian_sigma(1.0, $eps28, 1e-6, method="analytic")\n'
-                 "answer_2_8_epsilon = privacy.gdp_epsilon($k28 / sigma, 1e-6)",
+                 'sigma_2_8 = privacy.gaussian_sigma(1.0, $eps28, 1e-6, method="analytic")\n'
+                 "answer_2_8_epsilon = privacy.gdp_epsilon($k28 / sigma_2_8, 1e-6)",
                  (Answer("2.8-delta", "answer_2_8_delta"), Answer("2.8-epsilon", "answer_2_8_epsilon")),
+                 intermediates=(Intermediate("sigma_2_8", "(b) the σ of the released mechanism",
+                                             answer="2.8-epsilon"),),
                  text=(("up to $k = 5$ people", "up to $k = {k28}$ people"),
                        ("ε = 0.5, δ = 10⁻⁶. (a)", "ε = {g(eps28)}, δ = 10⁻⁶. (a)"),
                        ("ε = kε = 2.5", "ε = kε = {g(round(k28 * eps28, 10))}")),
@@ -343,9 +383,12 @@ CELLS = (
                        ("mod_sulq_bound(2000, 30, 1, 1.0, 1e-5, data.eigengap)",
                         "mod_sulq_bound(2000, 30, 1, {eps43!r}, 1e-5, data.eigengap)"))),
     ExerciseCell("04_noisy_covariance.ipynb",
-                 "mu = np.linalg.eigvalsh(plane['X'].T @ plane['X'])\n"
-                 "answer_4_4 = np.exp($eps44 / 2 * (mu[-1] - mu[0]))",
+                 "mu_4_4 = np.linalg.eigvalsh(plane['X'].T @ plane['X'])\n"
+                 "answer_4_4 = np.exp($eps44 / 2 * (mu_4_4[-1] - mu_4_4[0]))",
                  (Answer("4.4", "answer_4_4"),),
+                 intermediates=(Intermediate("mu_4_4", "the eigenvalues μ₁, μ₂ of XᵀX (an array)", shape=(2,),
+                                             sorted=True),),
+                 relations=(("4.4", "math.exp($eps44 / 2 * (max(mu_4_4) - min(mu_4_4)))"),),
                  text=(("Compute it for ε = 1 from", "Compute it for ε = {g(eps44)} from"),),
                  mistakes=(("exp(ε/2 (μ₁ − μ₂)), not exp(ε (μ₁ − μ₂))",
                             "mu = np.linalg.eigvalsh(plane['X'].T @ plane['X'])\n"
@@ -356,8 +399,11 @@ CELLS = (
                  text=(("with $N = 5000$ releases", "with $N = {tex_int(N52)}$ releases"),),
                  mistakes=(("the difference of two means: √(2/N), not √(1/N)", "answer_5_2 = math.sqrt(1 / $N52)"),)),
     ExerciseCell("05_auditing.ipynb",
-                 "answer_5_3 = audit.max_gdp_mu(1.0, 1e-5) / (audit.max_gdp_mu(1.0, 1e-5) + 4 * math.sqrt(2 / $N53))",
+                 "mu_5_3 = audit.max_gdp_mu(1.0, 1e-5)\n"
+                 "answer_5_3 = mu_5_3 / (mu_5_3 + 4 * math.sqrt(2 / $N53))",
                  (Answer("5.3", "answer_5_3", rtol=0.03),),
+                 intermediates=(Intermediate("mu_5_3", "μ_claimed"),),
+                 relations=(("5.3", "mu_5_3 / (mu_5_3 + 4 * math.sqrt(2 / $N53))"),),
                  text=(("$N = 20\\,000$: below", "$N = {tex_int(N53)}$: below"),)),
     ExerciseCell("06_local_privacy.ipynb",
                  'answer_6_1 = local_noise_scale($eps61, 1e-6)["noise_scale"]',
@@ -367,8 +413,11 @@ CELLS = (
                             'answer_6_1 = local_noise_scale($eps61, 1e-6)["noise_scale"] / math.sqrt(2)'),
                            ("δ entered as ε?", "answer_6_1 = math.sqrt(2) * math.sqrt(2 * math.log(1.25 / $eps61)) / 1e-6"))),
     ExerciseCell("06_local_privacy.ipynb",
-                 'answer_6_2 = local_noise_scale($eps61, 1e-6)["noise_scale"] / math.sqrt(10**$e62)',
+                 'sigma_6_2 = local_noise_scale($eps61, 1e-6)["noise_scale"]\n'
+                 "answer_6_2 = sigma_6_2 / math.sqrt(10**$e62)",
                  (Answer("6.2", "answer_6_2", rtol=1e-3),),
+                 intermediates=(Intermediate("sigma_6_2", "the σ₁ of Exercise 6.1", rtol=1e-3),),
+                 relations=(("6.2", "sigma_6_2 / math.sqrt(10**$e62)"),),
                  text=(("With $n = 10^6$ users", "With $n = 10^{e62}$ users"),),
                  mistakes=(("the average of n reports: divide by √n, not n",
                             'answer_6_2 = local_noise_scale($eps61, 1e-6)["noise_scale"] / 10**$e62'),)),
@@ -443,8 +492,11 @@ CELLS = (
                  "answer_10_2_t0 = 1.0\nanswer_10_2_sin = 0.0",
                  (Answer("10.2-t0", "answer_10_2_t0", rtol=1e-9), Answer("10.2-sin", "answer_10_2_sin", atol=1e-9))),
     ExerciseCell("10_europe_map.ipynb",
-                 "answer_10_3 = np.sqrt(2 * 20) * kendall_noise_scale(1387, $eps101, 1e-5)[1]",
+                 "sigma_10_3 = kendall_noise_scale(1387, $eps101, 1e-5)[1]\n"
+                 "answer_10_3 = np.sqrt(2 * 20) * sigma_10_3",
                  (Answer("10.3", "answer_10_3", rtol=5e-3),),
+                 intermediates=(Intermediate("sigma_10_3", "your σ of Exercise 10.1"),),
+                 relations=(("10.3", "math.sqrt(2 * 20) * sigma_10_3"),),
                  text=(("Exercise 10.1 (ε = 0.5)", "Exercise 10.1 (ε = {g(eps101)})"),),
                  mistakes=(("√(2d) with d = 20, not √d", "answer_10_3 = np.sqrt(20) * kendall_noise_scale(1387, $eps101, 1e-5)[1]"),)),
     # the budget factor on the simulation: (noise/gap of AG with B = 1) / (noise/gap of spherical Kendall);
@@ -500,6 +552,61 @@ def expected_values(term=None):
         for ans in cell.answers:
             values[ans.id] = _value(namespace, ans)
     return values
+
+
+def intermediate_id(cell, inter, index=None):
+    """The key id of an intermediate ('2.7~sigma_2_7'; an array's element: '4.4~mu_4_4[0]')."""
+    return f"{cell.exercise}~{inter.name}" + ("" if index is None else f"[{index}]")
+
+
+def _elements(value, inter):
+    """An intermediate's value as a list of floats (sorted if the order is a convention)."""
+    if inter.shape is None:
+        return [float(value)]
+    arr = np.asarray(value, dtype=float)
+    if arr.shape != tuple(inter.shape):
+        raise ValueError(f"{inter.name}: shape {arr.shape}, declared {inter.shape}")
+    out = [float(x) for x in arr.ravel()]
+    return sorted(out) if inter.sorted else out
+
+
+@functools.lru_cache(maxsize=None)
+def intermediate_values(term=None):
+    """{key id: value} of every intermediate, from each cell's solution (with the term's parameters)."""
+    values = {}
+    for cell in CELLS:
+        if not cell.intermediates:
+            continue
+        namespace = _run(cell, solution(cell, term), _chapter_namespace(cell.notebook))
+        for inter in cell.intermediates:
+            elements = _elements(namespace[inter.name], inter)
+            if inter.shape is None:
+                values[intermediate_id(cell, inter)] = elements[0]
+            else:
+                values.update({intermediate_id(cell, inter, i): v for i, v in enumerate(elements)})
+    return values
+
+
+def hidden_checks(cell, ans, term=None, iterations=None):
+    """What the hidden test of ``ans`` checks besides the answer itself (see instructor/grading.py):
+    {"values": [{name, note, shape, sorted, keys}], "relations": [{expr, rtol, atol}]}, or None."""
+    values = intermediate_values(term)
+    extra = {} if iterations is None else {"iterations": iterations}
+    mine = [i for i in cell.intermediates if (i.answer or cell.answers[0].id) == ans.id]
+    relations = [expr for ident, expr in cell.relations if ident == ans.id]
+    if not mine and not relations:
+        return None
+    entries = []
+    for inter in mine:
+        ids = ([intermediate_id(cell, inter)] if inter.shape is None else
+               [intermediate_id(cell, inter, i) for i in range(int(np.prod(inter.shape)))])
+        keys = [exercises.answer_key(i, values[i], rtol=inter.rtol, atol=inter.atol,
+                                     salt=salt(i, term), **extra) for i in ids]
+        entries.append({"name": inter.name, "ids": ids, "keys": keys, "sorted": inter.sorted,
+                        "shape": None if inter.shape is None else list(inter.shape)})
+    return {"values": entries,
+            "relations": [{"expr": solution(cell, term, expr), "rtol": ans.rtol, "atol": ans.atol}
+                          for expr in relations]}
 
 
 @functools.lru_cache(maxsize=None)

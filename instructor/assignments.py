@@ -22,7 +22,9 @@ the book's numbers.  In the notebook:
   SOLUTION``, replaced by ``raise NotImplementedError()`` in the release) and one locked
   **autograder test** cell per checked value, worth one point: a hidden test (the grader of
   ``instructor/grading.py``: the answer key's own check, a type check, an integrity scan and a
-  hint, never the expected value) and the visible ``assert check_answer("<id>", value)``;
+  hint, never the expected value; where the exercise asks for intermediate values, which the
+  answer cell's template then names, their types and salted keys and the answer recomputed from
+  them with ``math`` only) and the visible ``assert check_answer("<id>", value)``;
 * every open exercise gets a **manually graded** answer cell after its statement (markdown, worth
   the points of its mark scheme in ``instructor/mark_schemes.md``; the source version holds the
   scheme, the release says "YOUR ANSWER HERE").
@@ -150,17 +152,20 @@ def _apply_parameters(nb, notebook, term, where):
         nbio.set_source(nb["cells"][j], check)
 
 
-def _hidden_test(ans, keys, mistakes, label):
+def _hidden_test(ans, keys, mistakes, label, checks=None):
     key = keys[ans.id]
     mistake_keys = [(hint, key_) for hint, key_ in mistakes]
-    return "\n".join([
+    tail = ")" if checks is None else ","
+    lines = [
         "### BEGIN HIDDEN TESTS",
         grading.GRADER.rstrip("\n"),
         f"_privpca_grade({ans.id!r}, {label!r}, {ans.expr},",
         f"               {json.dumps(key, sort_keys=True)},",
-        f"               {json.dumps(mistake_keys, ensure_ascii=False)})",
-        "### END HIDDEN TESTS",
-    ])
+        f"               {json.dumps(mistake_keys, ensure_ascii=False)}{tail}",
+    ]
+    if checks is not None:     # the intermediates, read from the notebook's own names
+        lines.append(f"               {checks!r}, globals())")     # a Python literal (None, True)
+    return "\n".join(lines + ["### END HIDDEN TESTS"])
 
 
 def _mistake_keys(term):
@@ -209,14 +214,17 @@ def source_notebook(notebook, term=None, keys=None, mistakes=None):
         if k == 0:
             raise ValueError(f"{notebook}: the check cell of {ex.answers[0].id} does not start "
                              "with 'answer = None' lines")
-        answer_src = "\n".join(lines[:k] + ["### BEGIN SOLUTION", reg.solution(ex, term), "### END SOLUTION"]
+        # the intermediates the exercise asks for: the template names them, the hidden tests check them
+        width = max([len(i.name) for i in ex.intermediates] + [0])
+        named = [f"{i.name} = None".ljust(width + 7) + f"   # {i.note}" for i in ex.intermediates]
+        answer_src = "\n".join(named + lines[:k] + ["### BEGIN SOLUTION", reg.solution(ex, term), "### END SOLUTION"]
                                + lines[k:])
         base = _grade_id(ex.exercise)
         new = [_code_cell(answer_src, _meta(f"answer_{base}", grade=False, solution=True, locked=False))]
         for ans in ex.answers:
             label = f"Exercise {ans.id}"
             test = "\n".join([
-                _hidden_test(ans, keys, mistakes[ans.id], label),
+                _hidden_test(ans, keys, mistakes[ans.id], label, reg.hidden_checks(ex, ans, term)),
                 "from privpca_edu.widgets import check_answer",
                 f'assert check_answer("{ans.id}", {ans.expr})',
             ])

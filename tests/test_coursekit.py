@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from privpca_edu.widgets import exercises
@@ -355,3 +356,102 @@ def test_wheel_and_sdist_hold_no_answer_registry(tmp_path):
     assert not [n for n in names if n.startswith("instructor/") or "_coursekit" in n or n.endswith("answers.py")]
     assert not any("solution" in zipfile.ZipFile(wheel).read(n).decode("utf-8", "replace").lower()
                    and n.endswith("answer_keys.json") for n in names)
+
+
+def _intermediate_cases(answers, term=None):
+    """(cell, answer, checks with one-round keys, the solution's namespace) of every answer whose
+    hidden test checks intermediates."""
+    out = []
+    for cell in answers.CELLS:
+        ns = None
+        for ans in cell.answers:
+            checks = answers.hidden_checks(cell, ans, term, iterations=1)
+            if checks is None:
+                continue
+            if ns is None:
+                ns = answers._run(cell, answers.solution(cell, term), answers._chapter_namespace(cell.notebook))
+            out.append((cell, ans, checks, ns))
+    return out
+
+
+def test_hidden_tests_check_the_intermediates_an_exercise_asks_for(answers):
+    """Deliverable: the student's own intermediate values and types are checked, so an answer typed
+    in by hand (copied, or read off a patched package) scores nothing; a correct solution passes;
+    no message holds an expected value."""
+    grading = _instructor("grading")
+    values = answers.expected_values()
+    inter = answers.intermediate_values()
+    secrets = [f"{v:.4g}" for v in list(values.values()) + list(inter.values())]
+    secrets = [s for s in secrets if len(re.sub(r"\D", "", s)) >= 3]      # "2", "10": too short to tell
+    cases = _intermediate_cases(answers)
+    assert {c.exercise for c, *_ in cases} >= {"1.4", "2.2", "2.7", "2.8", "4.4", "5.3", "6.2", "10.3"}
+    assert sum(len(ch["relations"]) for _, _, ch, _ in cases) >= 6
+    messages = []
+    for cell, ans, checks, ns in cases:
+        key = exercises.answer_key(ans.id, values[ans.id], rtol=ans.rtol, atol=ans.atol, iterations=1)
+        value = eval(ans.expr, dict(ns))  # noqa: S307
+        scope = dict(ns)
+
+        def run(scope=scope, checks=checks, value=value):
+            return grading.grade(ans.id, "E", value, key, (), checks, scope)
+        assert run() is None, (ans.id, run())
+        # the answer typed in by hand, without the intermediates
+        bare = {k: v for k, v in scope.items() if k not in {e["name"] for e in checks["values"]}}
+        messages.append(run(scope=bare))
+        assert "is not defined" in messages[-1], ans.id
+        for entry in checks["values"]:
+            name = entry["name"]
+            # wrong value (what a patched package gives), wrong type, wrong shape
+            wrong = dict(scope, **{name: np.asarray(scope[name]) * 1.37})
+            if entry["shape"] is None:
+                wrong[name] = float(wrong[name])
+            messages.append(run(scope=wrong))
+            assert messages[-1].endswith(f"{name} (asked for on the way to the answer) is not correct"), messages[-1]
+            messages.append(run(scope=dict(scope, **{name: str(scope[name])})))
+            assert "must be" in messages[-1], messages[-1]
+            if entry["shape"] is not None:
+                messages.append(run(scope=dict(scope, **{name: np.zeros(entry["shape"][0] + 1)})))
+                assert "shape" in messages[-1]
+                # a list, in the other order, is the same set of eigenvalues
+                assert run(scope=dict(scope, **{name: list(scope[name])[::-1]})) is None
+        for k, rel in enumerate(checks["relations"]):
+            # right intermediates, but an answer that does not follow from them
+            bent = json.loads(json.dumps(checks))
+            bent["relations"][k]["expr"] = "1.37 * (" + rel["expr"] + ")"
+            messages.append(run(checks=bent))
+            assert "does not follow from your" in messages[-1], messages[-1]
+            # the relation uses math only, never the package
+            assert "privpca" not in rel["expr"] and "pp." not in rel["expr"]
+            assert not re.search(r"\$\w", rel["expr"])     # parameters filled in
+    for message in messages:
+        assert not any(s in message for s in secrets), message
+
+
+def test_term_intermediates_have_their_own_keys(answers):
+    grading = _instructor("grading")
+    for cell, ans, checks, ns in _intermediate_cases(answers, term=3):
+        value = eval(ans.expr, dict(ns))  # noqa: S307
+        key = exercises.answer_key(ans.id, value, rtol=ans.rtol, atol=ans.atol, iterations=1)
+        assert grading.grade(ans.id, "E", value, key, (), checks, dict(ns)) is None
+        book = answers.hidden_checks(cell, ans, None, iterations=1)
+        # the book's intermediates do not pass a term whose parameters move them
+        assert all(e["keys"] != b["keys"] for e, b in zip(checks["values"], book["values"]))
+
+
+def test_hidden_test_fails_a_notebook_that_patches_the_package(answers):
+    grading = _instructor("grading")
+    key = exercises.answer_key("2.1", 10.0, rtol=1e-3, iterations=1)
+    namespace = {}
+    exec(grading.GRADER, namespace)  # noqa: S102
+    for patch in ('privacy.gaussian_sigma = lambda *a, **k: 1.0',
+                  'pp.privacy.gaussian_sigma = lambda *a, **k: 1.0',
+                  'from unittest import mock\nmock.patch("privpca_edu.privacy.gaussian_sigma")'):
+        class Shell:
+            user_ns = {"In": ["import math", patch]}
+        namespace["get_ipython"] = lambda: Shell
+        with pytest.raises(AssertionError, match="manual check"):
+            namespace["_privpca_grade"]("2.1", "E", 10.0, key, [])
+    # the chapters and the solutions never trip the scan
+    sources = [s for path in NOTEBOOKS for s in _code_cells(path)] + [c.solution for c in answers.CELLS]
+    for pattern in grading.TAMPERING:
+        assert not any(re.search(pattern, s) for s in sources), pattern

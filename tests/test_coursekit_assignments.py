@@ -186,3 +186,36 @@ def test_nbgrader_term_full_marks_zero_and_feedback_without_answers(tmp_path, te
     for ident, value in values.items():
         if where[ident] == CHAPTER and student._significant(value) >= 3:
             assert repr(value) not in feedback
+
+
+def test_generated_hidden_tests_check_the_intermediates():
+    """The hidden-test code as generated (no nbgrader run): the term's solution passes; the answer
+    typed in by hand, without the intermediates the template names, fails; so does an answer
+    whose intermediates come from a patched package."""
+    chapter, term = "02_dp_in_one_sitting.ipynb", 1
+    nb = assignments.source_notebook(chapter, term)
+    cells = {c["metadata"].get("nbgrader", {}).get("grade_id"): nbio.source(c) for c in nb["cells"]}
+    answer = cells["answer_2_7"]
+    assert answer.startswith("sigma_2_7 = None") and "laplace_sd_2_7 = None" in answer
+    released = assignments.student_view(nb)
+    assert "sigma_2_7 = None" in released and "sigma_2_8 = None" in released
+
+    def hidden(gid):
+        return re.search(r"### BEGIN HIDDEN TESTS\n(.*)### END HIDDEN TESTS", cells[gid], re.S).group(1)
+
+    values = answers.expected_values(term)
+    setup = answers.SETUP[chapter]
+    solved = setup + "\n" + re.sub(r"### (BEGIN|END) SOLUTION\n", "", answer).split("widgets.check_answer")[0]
+    for gid, ident, name in (("test_2_7", "2.7", "answer_2_7"), ("test_2_8-epsilon", "2.8-epsilon", "answer_2_8_epsilon")):
+        ns = {}
+        code = solved if gid == "test_2_7" else setup + "\n" + answers.solution(
+            next(c for c in answers.CELLS if c.exercise == "2.8"), term)
+        exec(code, ns)  # noqa: S102
+        exec(hidden(gid), ns)  # noqa: S102 - passes
+        typed = {name: values[ident]}
+        with pytest.raises(AssertionError, match="is not defined"):
+            exec(hidden(gid), typed)  # noqa: S102
+        # intermediates read off a package whose gaussian_sigma was patched to return 1
+        patched = dict(ns, **{k: 1.0 for k in ("sigma_2_7", "sigma_2_8") if k in ns})
+        with pytest.raises(AssertionError, match="not correct"):
+            exec(hidden(gid), patched)  # noqa: S102
