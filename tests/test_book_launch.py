@@ -70,6 +70,8 @@ def _start_build(tmp: Path, repository_url: str, live: bool = False, whole_book:
         shutil.copytree(ROOT / "book", book / "book", ignore=shutil.ignore_patterns("_vendor", "_ext"))
         shutil.copytree(ROOT / "notebooks", book / "notebooks",
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        # the instructors' page includes the mark schemes from instructor/ (not part of the book)
+        shutil.copytree(ROOT / "instructor", book / "instructor", ignore=shutil.ignore_patterns("__pycache__"))
     else:
         (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chapter\n")
         (book / "intro.md").write_text("# Introduction\n\nSee [the chapter](chapter.ipynb).\n")

@@ -79,7 +79,7 @@ class PooledKernelManager(AsyncMappingKernelManager):
 
     warm_path = Unicode("", config=True,
                         help="API path of the folder where the warm kernel starts ('': no warm kernel).")
-    warm_kernel_name = Unicode("python3", config=True, help="kernel spec of the warm kernel")
+    warm_kernel_name = Unicode("python3", config=True, help="name of the kernel (its kernelspec) the warm kernel runs")
     warm_modules = List(Unicode(), default_value=WARM_MODULES, config=True,
                         help="modules the warm kernel imports (a module that fails to import is skipped)")
 

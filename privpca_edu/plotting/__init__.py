@@ -13,7 +13,7 @@ Figures compute nothing: every number drawn is a field of the experiment result.
 """
 
 from . import _style as style
-from ._live import LiveFigure, encode_png, new_figure
+from ._live import WRAP_UNITS, LiveFigure, TitleBlock, encode_png, new_figure
 from .accounting import SigmaFigure, plot_sigma_curves
 from .attack import AttackFigure
 from .subspaces import AnglesFigure, PlanesFigure
@@ -22,7 +22,7 @@ from .subspaces import AnglesFigure, PlanesFigure
 from . import auditing, dps_pca, europe, ldp, noisy_covariance, protocol, robust  # noqa: E402,F401
 
 __all__ = [
-    "LiveFigure", "new_figure", "encode_png", "style",
+    "LiveFigure", "TitleBlock", "WRAP_UNITS", "new_figure", "encode_png", "style",
     "AttackFigure", "SigmaFigure", "plot_sigma_curves",
     "PlanesFigure", "AnglesFigure",
     "accounting", "attack", "subspaces", "noisy_covariance", "auditing", "ldp", "protocol", "dps_pca", "robust",

@@ -115,7 +115,7 @@ def set_bar_heights(bars, x, heights, width, bottom=0.0):
 #: never breaks next to a relation sign).
 _WORD = r"(?:\$[^$]*\$|[^\s$])+"
 _RELATION = r"[=≈≠≤≥<>±→]"
-_WORDS = re.compile(rf"\s*{_WORD}(?:\s+{_RELATION}\s+{_WORD})*(?:\s+{_RELATION})?\s*|\s+")
+WRAP_UNITS = re.compile(rf"\s*{_WORD}(?:\s+{_RELATION}\s+{_WORD})*(?:\s+{_RELATION})?\s*|\s+")
 
 
 class TitleBlock(Artist):
@@ -191,7 +191,7 @@ class TitleBlock(Artist):
             parts = (parts,) if isinstance(parts, str) else tuple(parts)
             self._lines[row] = "".join(parts)
             if self.wrap_margin is not None:  # one piece per word (a line may break between any two)
-                parts = tuple(w for part in parts for w in _WORDS.findall(part))
+                parts = tuple(w for part in parts for w in WRAP_UNITS.findall(part))
             for i, part in enumerate(parts):
                 self._piece(row, i).set_text(part)
             for piece in self.pieces[row][len(parts):]:

@@ -254,7 +254,7 @@ def relayout_narrow(fig, width_px=NARROW_PX):
 
     height = fig.get_figheight()
     legends_below(fig)
-    from ..plotting._live import TitleBlock
+    from ..plotting import TitleBlock
 
     for ax in fig.get_axes():  # panel titles made of pieces wrap at the figure's right edge
         for child in ax.get_children():
@@ -284,7 +284,7 @@ def relayout_narrow(fig, width_px=NARROW_PX):
 def fit_texts(fig, margin=4.0, *, layout=False):
     """Wrap, between words, every horizontal text of ``fig`` that crosses its left or right edge
     (titles, suptitles, axis labels, legend entries, notes): the phone layout's one mechanism for
-    long texts.  A panel title made of pieces (:class:`~privpca_edu.plotting._live.TitleBlock`)
+    long texts.  A panel title made of pieces (:class:`~privpca_edu.plotting.TitleBlock`)
     wraps itself (:func:`relayout_narrow` turns that on); tick labels and rotated texts are left
     alone.  Widths are measured with the figure's own renderer (public API:
     ``canvas.get_renderer``, ``Text.get_window_extent``), at the positions of the figure's last
@@ -303,7 +303,7 @@ def fit_texts(fig, margin=4.0, *, layout=False):
         return changed
     from matplotlib.text import Text
 
-    from ..plotting._live import _WORDS, TitleBlock
+    from ..plotting import WRAP_UNITS, TitleBlock
 
     renderer = fig.canvas.get_renderer()
     right = fig.bbox.x1 - margin
@@ -337,7 +337,7 @@ def fit_texts(fig, margin=4.0, *, layout=False):
         lines = []
         for line in content.split("\n"):
             current = ""
-            for word in _WORDS.findall(line):
+            for word in WRAP_UNITS.findall(line):
                 trial = current + word
                 text.set_text(trial.strip())
                 if current.strip() and text.get_window_extent(renderer).width > room:
@@ -443,7 +443,7 @@ def _palette_png(png_or_rgba):
 
 def _texts(figure):
     """The titles of a live figure's panels, in reading order (what a sighted reader reads first)."""
-    from ..plotting._live import TitleBlock
+    from ..plotting import TitleBlock
 
     lines = []
     for ax in figure.fig.axes:
@@ -739,7 +739,7 @@ def figure_html(fig):
     restore = None
     from matplotlib.text import Text
 
-    from ..plotting._live import TitleBlock
+    from ..plotting import TitleBlock
 
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
