@@ -157,10 +157,10 @@ def test_sdist_holds_the_test_suite_and_twine_accepts_both(dists):
                    "_config.yml", "_toc.yml", "privpca_edu/_coursekit/answers.py", "CITATION.cff", "CHANGELOG.md",
                    "LICENSE", "setup.py"):
         assert needed in names, needed
-    assert not any(n.startswith((".ci/", ".git/", "book/_vendor/")) or "__pycache__" in n for n in names)
+    assert not any(n.startswith((".ci/", ".git/", "book/_vendor/", "instructor/")) or "__pycache__" in n for n in names)
     with zipfile.ZipFile(dists["wheel"]) as whl:
         wnames = whl.namelist()
-    assert not any(n.startswith(("tests/", "privpca_edu/_coursekit/")) for n in wnames)
+    assert not any(n.startswith(("tests/", "privpca_edu/_coursekit/", "instructor/")) for n in wnames)
     assert sum(n.startswith("privpca_edu/_notebooks/") and n.endswith(".ipynb") for n in wnames) == 10
     twine = pytest.importorskip("twine")  # noqa: F841
     proc = _run([sys.executable, "-m", "twine", "check", "--strict", dists["sdist"], dists["wheel"]])
