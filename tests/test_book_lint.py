@@ -109,10 +109,7 @@ def test_the_notation_page_lists_the_symbols_this_lint_checks():
 
 #: Uses before the definition that the lint has found and that are still to be fixed in the chapter
 #: (strict: the test fails once the chapter is fixed, so that the entry is removed).
-KNOWN = {
-    ("02_dp_in_one_sitting.ipynb", r"\sigma"): "'a σ calibrated for one' (The definition) comes one cell "
-                                               "before the Gaussian mechanism introduces σ",
-}
+KNOWN = {}
 
 
 def _params():
