@@ -280,21 +280,27 @@ def test_hidden_test_hints_types_and_tampering(answers):
         assert f"{e:.4g}" not in grading.grade("2.1", "E", v, key)
 
 
-def test_hidden_test_fails_a_notebook_that_redefines_the_grading(answers):
-    """Two lines of monkeypatching used to score full marks: now the grader does not call the
-    package, and a cell that patches it makes the grade a manual one."""
-    grading = _instructor("grading")
-    key = exercises.answer_key("2.1", 10.0, rtol=1e-3, iterations=1)
+def _assert_each_patch_needs_a_manual_check(grading, key, patches):
+    """The embedded grader, run after a notebook cell holding each patch, refuses to grade it."""
     namespace = {}
     exec(grading.GRADER, namespace)  # noqa: S102
-    for patch in ("widgets.check_answer = lambda *a, **k: True",
-                  "import privpca_edu.widgets.exercises as ex\nex.key_accepts = lambda *a: True",
-                  "import hashlib\nhashlib.pbkdf2_hmac = lambda *a: b''"):
+    for patch in patches:
         class Shell:
             user_ns = {"In": ["import math", patch]}
         namespace["get_ipython"] = lambda: Shell
         with pytest.raises(AssertionError, match="manual check"):
             namespace["_privpca_grade"]("2.1", "E", 10.0, key, [])
+
+
+def test_hidden_test_fails_a_notebook_that_redefines_the_grading(answers):
+    """Two lines of monkeypatching used to score full marks: now the grader does not call the
+    package, and a cell that patches it makes the grade a manual one."""
+    grading = _instructor("grading")
+    key = exercises.answer_key("2.1", 10.0, rtol=1e-3, iterations=1)
+    _assert_each_patch_needs_a_manual_check(grading, key, (
+        "widgets.check_answer = lambda *a, **k: True",
+        "import privpca_edu.widgets.exercises as ex\nex.key_accepts = lambda *a: True",
+        "import hashlib\nhashlib.pbkdf2_hmac = lambda *a: b''"))
     # and a patched check_answer does not make a wrong answer right
     exercises_check = exercises.check_answer
     try:
@@ -441,16 +447,10 @@ def test_term_intermediates_have_their_own_keys(answers):
 def test_hidden_test_fails_a_notebook_that_patches_the_package(answers):
     grading = _instructor("grading")
     key = exercises.answer_key("2.1", 10.0, rtol=1e-3, iterations=1)
-    namespace = {}
-    exec(grading.GRADER, namespace)  # noqa: S102
-    for patch in ('privacy.gaussian_sigma = lambda *a, **k: 1.0',
-                  'pp.privacy.gaussian_sigma = lambda *a, **k: 1.0',
-                  'from unittest import mock\nmock.patch("privpca_edu.privacy.gaussian_sigma")'):
-        class Shell:
-            user_ns = {"In": ["import math", patch]}
-        namespace["get_ipython"] = lambda: Shell
-        with pytest.raises(AssertionError, match="manual check"):
-            namespace["_privpca_grade"]("2.1", "E", 10.0, key, [])
+    _assert_each_patch_needs_a_manual_check(grading, key, (
+        'privacy.gaussian_sigma = lambda *a, **k: 1.0',
+        'pp.privacy.gaussian_sigma = lambda *a, **k: 1.0',
+        'from unittest import mock\nmock.patch("privpca_edu.privacy.gaussian_sigma")'))
     # the chapters and the solutions never trip the scan
     sources = [s for path in NOTEBOOKS for s in _code_cells(path)] + [c.solution for c in answers.CELLS]
     for pattern in grading.TAMPERING:
