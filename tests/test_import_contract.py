@@ -15,7 +15,6 @@ PACKAGE = ROOT / "privpca_edu"
 SHARED_PRIVATE = {"privpca_edu._validation", "privpca_edu._version"}
 #: Private names still imported across subpackages, waiting for a public home; remove an entry when fixed.
 PENDING = {
-    "privpca_edu.estimators.local <- privpca_edu.subspace._fantope_project",
     "privpca_edu.experiments.dps_pca <- privpca_edu.bounds.distributed._success_probability",
     "privpca_edu.experiments.europe <- privpca_edu.datasets._europe.SOURCES",
     "privpca_edu.experiments.europe <- privpca_edu.datasets._europe.europe",

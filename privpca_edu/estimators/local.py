@@ -49,7 +49,8 @@ from .._validation import (
     single_threaded_blas,
 )
 from ..privacy import LOCAL_CALIBRATIONS, local_noise_scale, symmetric_noise  # noqa: F401 (re-exported)
-from ..subspace import _fantope_project, top_eigenvectors
+from ..subspace import fantope_projection, top_eigenvectors
+from ._admm import lockstep_fantope_admm
 from ._base import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT, PrivateEstimator, StrOptions
 from ._bingham import _fmt_seconds  # the duration wording of the Gibbs sampler's cost warning
 from .covariance import ReleaseParts
@@ -60,6 +61,7 @@ __all__ = [
     "local_gaussian_report",
     "local_noise_scale",
     "fantope_admm",
+    "fantope_admm_stack",
     "soft_threshold",
     "default_sparse_penalty",
     "ADMMResult",
@@ -420,12 +422,6 @@ class LocalGaussianPCA(PrivateEstimator):
 # ---------------------------------------------------------------------------------------------
 # Algorithm 2: Fantope projection + ADMM
 # ---------------------------------------------------------------------------------------------
-def _sq_norm(A):
-    """Squared Frobenius norm of a C-contiguous array (a dot product: no temporaries)."""
-    a = A.ravel()
-    return float(a @ a)
-
-
 def soft_threshold(A, tau):
     r"""Entrywise soft-thresholding :math:`\mathcal S_\tau(a) = \mathrm{sign}(a)\max(|a| - \tau, 0)`."""
     A = np.asarray(A, dtype=np.float64)
@@ -502,6 +498,13 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
     Returns
     -------
     ADMMResult
+        The final iterates Y and X, ``n_iter``, ``converged``, the residuals per iteration, the
+        final ρ and the objective.
+
+    See Also
+    --------
+    fantope_admm_stack : The same iterations on many problems at once (faster, same result to
+        the stopping rule's tolerance).
     """
     S = check_symmetric(S, "S")
     d = S.shape[0]
@@ -509,29 +512,19 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
     lam = check_positive(lam, "lam", allow_zero=True)
     tol = check_positive(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", low=1)
-    if rho is None:
-        rho = float(np.max(np.abs(S))) or 1.0
-    else:
-        rho = check_positive(rho, "rho")
+    rho = _initial_rho(S) if rho is None else check_positive(rho, "rho")
     Y = np.zeros((d, d))
     U = np.zeros((d, d))
     primal, dual = [], []
     converged = False
     threshold = k * tol**2
-    # The loop body is the three updates of the docstring written with few temporaries (it runs
-    # hundreds of times per fit at d ≤ 60, where Python overhead rivals the eigendecomposition);
-    # _fantope_project is fantope_projection without its input checks.
-    Z = np.empty((d, d))
     with single_threaded_blas():
         for it in range(1, max_iter + 1):
-            M = Y - U
-            M += S / rho
-            X = _fantope_project(M, k)[0]
-            np.add(X, U, out=Z)  # X + U
-            Y_new = soft_threshold(Z, lam / rho)
-            np.subtract(Z, Y_new, out=U)  # U + X − Y_new
-            r = math.sqrt(_sq_norm(X - Y_new))
-            s = rho * math.sqrt(_sq_norm(Y_new - Y))
+            X = fantope_projection(Y - U + S / rho, k)
+            Y_new = soft_threshold(X + U, lam / rho)
+            U = X + U - Y_new
+            r = np.linalg.norm(X - Y_new)  # primal residual
+            s = rho * np.linalg.norm(Y_new - Y)  # dual residual
             Y = Y_new
             primal.append(r)
             dual.append(s)
@@ -540,11 +533,9 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
                 break
             if adaptive_rho:
                 if r > 10 * s:
-                    rho *= 2.0
-                    U /= 2.0
+                    rho, U = rho * 2.0, U / 2.0
                 elif s > 10 * r:
-                    rho /= 2.0
-                    U *= 2.0
+                    rho, U = rho / 2.0, U * 2.0
     if not converged:
         warnings.warn(
             f"ADMM stopped at max_iter={max_iter} before its stopping rule held (last primal residual "
@@ -555,6 +546,77 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
     objective = float(np.sum(S * Y) - lam * np.sum(np.abs(Y)))
     return ADMMResult(Y=Y, X=X, n_iter=it, converged=converged, primal_residuals=np.array(primal),
                       dual_residuals=np.array(dual), rho=rho, objective=objective)
+
+
+def _initial_rho(S):
+    """ρ₀ = max_ab |S_ab| (``fps``), or 1 when S = 0."""
+    return float(np.max(np.abs(S))) or 1.0
+
+
+def fantope_admm_stack(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4, max_iter=1000):
+    r"""The ADMM of :func:`fantope_admm` on a stack of m problems at once (same k), in lock step.
+
+    Each problem runs the iterations of :func:`fantope_admm` (its own ρ, residual balancing and
+    stopping rule) and leaves the stack when its rule holds; the stack shares one stacked
+    eigendecomposition and one numpy call per step.  At the chapter dashboard's sizes (m = 14
+    problems, d = 20) this is several times faster than m calls of :func:`fantope_admm`.  It
+    agrees with :func:`fantope_admm` to the tolerance its stopping rule implies: on the step
+    where the rule holds the dual residual is :math:`
+ho\lVert Y_t - Y_{t-1}
+Vert_F \le
+    \sqrt k\,\mathrm{tol}`, so rounding that moves the stop by one iteration moves Y by at most
+    :math:`\sqrt k\,\mathrm{tol}/
+ho` in Frobenius norm (tested).  Unlike :func:`fantope_admm`
+    it issues no :class:`ConvergenceWarning`: ``converged`` says which problems hit ``max_iter``.
+
+    Parameters
+    ----------
+    S : array_like, shape (m, d, d)
+        Symmetric matrices (each symmetrised as (S + Sᵀ)/2 first).
+    n_components : int
+        k, shared by all problems.
+    lam : float or array_like, shape (m,)
+        λ ≥ 0 of each problem (a scalar: the same for all).
+    rho : float, optional
+        Initial ADMM penalty of every problem; default, as :func:`fantope_admm`, each problem's
+        :math:`\max_{ab}|S_{ab}|` (1 if that matrix is 0).
+    adaptive_rho : bool, default False
+        Residual balancing, as :func:`fantope_admm`.
+    tol : float, default 1e-4
+        ε_tol of the stopping rule :math:`\max(r^2, s^2) \le k\,\mathrm{tol}^2`.
+    max_iter : int, default 1000
+        Iteration cap of each problem.
+
+    Returns
+    -------
+    ADMMResult
+        ``Y`` (m, d, d): each problem's final sparse iterate; ``n_iter`` (m,), ``converged``
+        (m,) and ``rho`` (m,): each problem's iteration count, whether its stopping rule held,
+        and its final ρ.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.stack([np.diag([3.0, 2.0, 1.0, 0.5]), np.diag([1.0, 4.0, 0.5, 0.2])])
+    >>> res = fantope_admm_stack(S, 1, [0.1, 0.1])
+    >>> res.converged.tolist(), [int(np.argmax(np.diag(Y))) for Y in res.Y]
+    ([True, True], [0, 1])
+    """
+    S = np.asarray(S, dtype=np.float64)
+    if S.ndim != 3 or S.shape[1] != S.shape[2] or S.shape[0] < 1:
+        raise ValueError(f"S must be a stack of square matrices, shape (m, d, d) with m >= 1, got shape {S.shape}")
+    S = np.stack([check_symmetric(A, "S") for A in S])
+    m, d, _ = S.shape
+    k = check_int(n_components, "n_components", low=1, high=d)
+    lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), (m,)) if np.ndim(lam) == 0 else np.asarray(lam, float)
+    if lam.shape != (m,):
+        raise ValueError(f"lam must be a number or one per problem, shape ({m},), got shape {lam.shape}")
+    lam = np.array([check_positive(v, "lam", allow_zero=True) for v in lam])
+    tol = check_positive(tol, "tol")
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    rhos = np.array([_initial_rho(A) for A in S]) if rho is None else np.full(m, check_positive(rho, "rho"))
+    Y, n_iter, converged, rhos = lockstep_fantope_admm(S, k, lam, rhos, bool(adaptive_rho), tol, max_iter)
+    return ADMMResult(Y=Y, n_iter=n_iter, converged=converged, rho=rhos)
 
 
 class SlowFitWarning(UserWarning):

@@ -46,10 +46,10 @@ _QUICK_FIGS = {
 SCALES = {
     "quick": dict(figures=_QUICK_FIGS, table=dict(datasets=("wine",), sparsity_levels=(2, 5), n_components=2,
                                                   epsilon=2.0, n_repeats=2)),
-    "book": dict(figures={f: ex._FIGURE_GRIDS["book", f] for f in (1, 2)},
+    "book": dict(figures={f: ex.FIGURE_GRIDS["book", f] for f in (1, 2)},
                  table=dict(datasets=("digits", "wine", "breast_cancer"), sparsity_levels=(5, 10, 20), n_components=5,
                             epsilon=2.0, n_repeats=20)),
-    "paper": dict(figures={f: ex._FIGURE_GRIDS["paper", f] for f in (1, 2)},
+    "paper": dict(figures={f: ex.FIGURE_GRIDS["paper", f] for f in (1, 2)},
                   table=dict(datasets=("digits", "breast_cancer"), sparsity_levels=(10, 20, 40), n_components=10,
                              epsilon=2.0, n_repeats=20)),
 }

@@ -5,6 +5,12 @@ Statistical tolerances, with the theory behind each:
   variance error on 2000 draws × 6 off-diagonal entries gives z ≈ √(ν/2)·(1 − 1/4) > 50.
 * C (Gaussian DP): μ̂ has standard error ≈ √(2/N) = 0.01 at N = 20 000; honest reports must give
   μ̂ ≤ μ + 4 SE; the σ/2 mutant has true μ = 2μ, the "paper" constant √2·μ, both ≥ 10 SE above.
+* fantope_admm_stack vs fantope_admm (the reference): the same iterations, so the same Y up to
+  rounding, except that rounding may move a problem's stop by one iteration.  On the step where
+  the rule max(r², s²) ≤ k·tol² holds, s = ρ‖Y_t − Y_{t−1}‖_F ≤ √k·tol, so the two final Y
+  differ by at most √k·tol/ρ (ρ the final penalty) in Frobenius norm; iteration counts by ≤ 1.
+  A stack that skipped the soft-threshold (λ ignored) or projected with the wrong θ misses this
+  by orders of magnitude (tested with such mutants).
 * Per-user vs aggregated: entries of S̃ − S are i.i.d. N(0, σ₁²/n) in both modes.  With ν pooled
   entries the sample variance has relative s.e. √(2/ν) (= 1 % at ν = 20 000): 5 % is 5 s.e.; the
   ratio of the two variances has s.e. √(4/ν) = 1.4 %: 7 % is 5 s.e.  A wrong aggregate scale
@@ -28,6 +34,7 @@ from privpca_edu.estimators.local import (
     LocalSparsePCA,
     default_sparse_penalty,
     fantope_admm,
+    fantope_admm_stack,
     local_gaussian_report,
     local_noise_scale,
     soft_threshold,
@@ -425,6 +432,77 @@ def test_admm_convergence_trace_and_residuals():
         fantope_admm(bad, 2, 0.3)
     with pytest.raises(ValueError, match="square"):
         fantope_admm(S[:3], 2, 0.3)
+
+
+def _stack_problems():
+    rng = np.random.default_rng(3)
+    d = 9
+    A = rng.standard_normal((7, d, d)) / 4
+    A = (A + A.transpose(0, 2, 1)) / 2 + np.diag(np.r_[2.0, 1.5, np.zeros(d - 2)])
+    A[5] = 0.0  # ρ₀ = 1 when S = 0
+    A[6] *= 40.0  # a large ρ₀
+    return A, np.array([0.0, 0.01, 0.05, 0.1, 0.3, 0.05, 2.0])
+
+
+def _assert_stack_matches_reference(res, A, k, lams, tol, **kwargs):
+    for i in range(len(A)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            ref = fantope_admm(A[i], k, lams[i], tol=tol, **kwargs)
+        bound = math.sqrt(k) * tol / ref.rho  # one ADMM step at the stopping rule (docstring)
+        assert np.linalg.norm(res.Y[i] - ref.Y) <= bound, (i, np.linalg.norm(res.Y[i] - ref.Y), bound)
+        assert abs(int(res.n_iter[i]) - ref.n_iter) <= 1 and res.converged[i] == ref.converged
+        assert res.rho[i] == pytest.approx(ref.rho, rel=1e-12) or abs(int(res.n_iter[i]) - ref.n_iter) == 1
+
+
+@pytest.mark.parametrize("adaptive_rho, max_iter, tol", [(True, 1000, 1e-4), (False, 1000, 1e-4), (True, 5, 1e-4),
+                                                         (False, 1000, 1e-6)])
+def test_fantope_admm_stack_matches_the_reference(adaptive_rho, max_iter, tol):
+    A, lams = _stack_problems()
+    k = 2
+    res = fantope_admm_stack(A, k, lams, adaptive_rho=adaptive_rho, max_iter=max_iter, tol=tol)
+    assert res.Y.shape == A.shape and res.n_iter.shape == res.converged.shape == res.rho.shape == (len(A),)
+    _assert_stack_matches_reference(res, A, k, lams, tol, adaptive_rho=adaptive_rho, max_iter=max_iter)
+    assert res.converged.all() == (max_iter == 1000)
+    # a given ρ and one λ for all; a stack of one
+    res = fantope_admm_stack(A[:3], k, 0.05, rho=0.7)
+    _assert_stack_matches_reference(res, A[:3], k, [0.05] * 3, 1e-4, rho=0.7)
+    one = fantope_admm_stack(A[1:2], 1, [0.01])
+    _assert_stack_matches_reference(one, A[1:2], 1, [0.01], 1e-4)
+
+
+@pytest.mark.parametrize("mutant", ["no_threshold", "wrong_theta"])
+def test_fantope_admm_stack_tolerance_catches_a_wrong_stack(monkeypatch, mutant):
+    # the comparison above can fail: a stack that ignores λ, or shifts θ, is far outside the bound
+    from privpca_edu.estimators import _admm
+
+    A, lams = _stack_problems()
+    if mutant == "no_threshold":
+        Y = fantope_admm_stack(A, 2, np.zeros_like(lams)).Y
+    else:
+        real = _admm._fantope_project_stack
+        monkeypatch.setattr(_admm, "_fantope_project_stack", lambda M, k: real(M + 0.05 * np.eye(M.shape[1]), k) * 0.98)
+        Y = fantope_admm_stack(A, 2, lams).Y
+    refs = [fantope_admm(A[i], 2, lams[i]) for i in range(len(A))]
+    worst = max(np.linalg.norm(Y[i] - ref.Y) / (math.sqrt(2) * 1e-4 / ref.rho)
+                for i, ref in enumerate(refs) if lams[i] > 0.01)
+    assert worst > 10
+
+
+def test_fantope_admm_stack_bad_input():
+    A, lams = _stack_problems()
+    with pytest.raises(ValueError, match="shape"):
+        fantope_admm_stack(A[0], 2, 0.1)
+    with pytest.raises(ValueError, match="lam"):
+        fantope_admm_stack(A, 2, lams[:3])
+    with pytest.raises(ValueError, match="lam"):
+        fantope_admm_stack(A, 2, -lams)
+    with pytest.raises(ValueError, match="n_components"):
+        fantope_admm_stack(A, 10, lams)
+    bad = A.copy()
+    bad[2, 0, 1] = np.inf
+    with pytest.raises(ValueError, match="finite"):
+        fantope_admm_stack(bad, 2, lams)
 
 
 def test_sparsity_behaviour_non_private():
