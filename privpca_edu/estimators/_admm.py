@@ -1,5 +1,4 @@
-"""The speed-up behind :func:`~privpca_edu.estimators.local.fantope_admm_stack`: the Fantope ADMM
-run on a stack of m problems in lock step.
+"""The Fantope ADMM on a stack of m problems in lock step (behind ``local.fantope_admm_stack``).
 
 Every problem runs the iterations of the reference :func:`~privpca_edu.estimators.local.fantope_admm`
 (the same three updates, the Fantope projection of :func:`~privpca_edu.subspace.fantope_projection`

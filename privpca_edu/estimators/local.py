@@ -423,7 +423,20 @@ class LocalGaussianPCA(PrivateEstimator):
 # Algorithm 2: Fantope projection + ADMM
 # ---------------------------------------------------------------------------------------------
 def soft_threshold(A, tau):
-    r"""Entrywise soft-thresholding :math:`\mathcal S_\tau(a) = \mathrm{sign}(a)\max(|a| - \tau, 0)`."""
+    r"""Entrywise soft-thresholding :math:`\mathcal S_\tau(a) = \mathrm{sign}(a)\max(|a| - \tau, 0)`.
+
+    Parameters
+    ----------
+    A : array_like
+        The entries.
+    tau : float
+        τ ≥ 0, the threshold.
+
+    Returns
+    -------
+    ndarray
+        :math:`\mathcal S_\tau(A)`, float64, of A's shape (a new array).
+    """
     A = np.asarray(A, dtype=np.float64)
     out = np.abs(A)
     out -= tau
@@ -479,7 +492,8 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
 
     Parameters
     ----------
-    S : (d, d) symmetric
+    S : array_like, shape (d, d)
+        Symmetric (symmetrised as (S + Sᵀ)/2 first).
     n_components : int
         k.
     lam : float

@@ -1,5 +1,6 @@
-r"""The local-DP chapter's shared model: seeded streams, the cached population and second moments,
-and the runs of the estimators on one S (private to :mod:`privpca_edu.experiments.ldp`).
+r"""The local-DP chapter's shared model: streams, the cached population and S, the estimators' runs.
+
+Private to :mod:`privpca_edu.experiments.ldp` (:func:`second_moment` is re-exported there).
 
 **Simulation shortcut.**  Everything Algorithm 1 and 2 compute depends on the data only through
 :math:`S = X^\top X/n`, and the fast path adds :math:`\bar Z` to it

@@ -1,4 +1,4 @@
-r"""The chapter's live dashboard twin: local dense and sparse PCA, central Analyze Gauss, the bounds.
+r"""The chapter's live dashboard twin: local dense and sparse PCA, central Analyze Gauss, bounds.
 
 The dashboard computes each method at all the n of its curves at once (:func:`_errors_batch`):
 cached standard noise draws rescaled by σ(ε), one calibration per ε, and Algorithm 2's ADMMs
@@ -240,9 +240,37 @@ def ldp_dashboard_data(epsilon=4.0, n_samples=1_000_000, n_features=20, support_
     √n); the effective sample size nε²; Theorems 1–4 at C = 1; and one user's report
     (:func:`user_report_example`).
 
+    Parameters
+    ----------
+    epsilon : float, default 4.0
+        ε of each user's report (and of the central mechanism).
+    n_samples : int, default 1_000_000
+        n, at least p; the live point (the curves span :data:`DASHBOARD_N`).
+    n_features : int, default 20
+        p.
+    support_size : int, default 4
+        s, the number of non-zero rows of the true V (k ≤ s ≤ p).
+    n_components : int, default 2
+        k, 1 ≤ k < p.
+    gap : float, default 10.0
+        Δ of :func:`~privpca_edu.datasets.ldp_spiked`.
+    delta : float, default 1e-4
+        δ of each user's report.
+    calibration : {"replacement", "paper", "analytic"}, default "replacement"
+        The local calibration (the central one is "analytic" when this is, else "classic").
+    n_repeats : int, default 2
+        Noise draws averaged at each point.
+    random_state : int, default 0
+        Seed of the model, the data and the noise.
+
     Returns
     -------
-    dict (see the keys; every array read-only)
+    dict
+        ``errors`` (dense, sparse, central, non-private at the live point), ``curves`` (the four
+        over n), ``matching_central_n``, ``sqrt_n``, ``effective_sample_size``, ``theorem``
+        (Theorems 1–4 at C = 1), ``user`` (:func:`user_report_example`), ``noise_scale``,
+        ``aggregate_noise_scale``, ``eigengap``, ``admm_iterations``, ``random_level``,
+        ``max_error``, ``notes`` and the settings; every array read-only.
     """
     eps = check_epsilon(epsilon)
     n = check_int(n_samples, "n_samples", low=1)

@@ -29,6 +29,21 @@ def effective_sample_size(epsilons=(1.0, 2.0, 4.0, 8.0), n_values=None, *, setti
     calibration, the two noise levels are equal when the central mechanism has only √n users:
     local privacy costs a square root of the sample size.
 
+    Parameters
+    ----------
+    epsilons : sequence of float, default (1, 2, 4, 8)
+        One curve per ε.
+    n_values : sequence of int, optional
+        The grid of n; default 11 values from 10² to 10⁷ (log-spaced).
+    settings : dict, optional
+        Changes to :data:`BOOK_DENSE` (``n_features``, ``n_components``, ``gap``, ``delta``).
+    n_repeats : int, default 5
+        Noise draws per point.
+    calibration : {"replacement", "paper", "analytic"}, default "replacement"
+        The local calibration (the central one is "analytic" when this is, else "classic").
+    random_state : int, default 0
+        Seed of the model, the data and the noise.
+
     Returns
     -------
     dict

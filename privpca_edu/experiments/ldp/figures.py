@@ -1,5 +1,8 @@
-r"""Wang & Xu's Figures 1 (dense, Algorithm 1) and 2 (sparse, Algorithm 2) as data: error curves
-against n (or p, k, ε, s), one repetition at a point, and the figures' panels at two scales."""
+r"""Wang & Xu's Figures 1 (dense, Algorithm 1) and 2 (sparse, Algorithm 2) as data.
+
+Error curves against n (or p, k, ε, s), one repetition at a point, and the figures' panels at
+two scales.
+"""
 
 from __future__ import annotations
 
@@ -61,6 +64,7 @@ def ldp_error_curves(algorithm="dense", x="n_samples", x_values=(10_000, 100_000
         Parameters on the horizontal axis and across curves: ``"n_samples"``, ``"n_features"``,
         ``"n_components"``, ``"epsilon"``, ``"support_size"`` (aliases n, p, k, eps, s).
     x_values, curve_values : sequence
+        The values on the horizontal axis and of the curves.
     settings : dict, optional
         The fixed parameters (``n_samples``, ``n_features``, ``n_components``, ``gap``,
         ``epsilon``, ``delta``, ``support_size``); default :data:`BOOK_DENSE` or
@@ -68,11 +72,13 @@ def ldp_error_curves(algorithm="dense", x="n_samples", x_values=(10_000, 100_000
     n_repeats : int
         Noise draws per point (the paper: 20).  The data (S) is drawn once per point.
     calibration : {"replacement", "paper", "analytic"}
+        The local calibration (:func:`~privpca_edu.estimators.local.local_noise_scale`).
     solver : dict, optional
         Extra :class:`LocalSparsePCA` arguments (``lam_scale``, ``adaptive_rho``, …).
     method : {"auto", "wishart", "data"}
         How S is drawn (:func:`second_moment`).
     random_state : int
+        Seed of the model, the data and the noise.
     progress : None, True or callable(done, total)
         ``True``: a tqdm bar if tqdm is installed, else a printed percentage.
 
@@ -132,8 +138,34 @@ def repetition_errors(algorithm, n_samples, n_features, n_components, *, support
 
     The population (V, Σ) is the cached model of ``model_seed`` (shared by every point, as in
     :func:`ldp_error_curves`); the sample's S and the mechanism's noise come from
-    ``random_state`` (a SeedSequence or Generator).  Returns ``(error, non-private error, ADMM
-    iterations)``; used to run the figures' grids task by task (``python -m privpca_edu.reproduce``).
+    ``random_state``.  Used to run the figures' grids task by task
+    (``python -m privpca_edu.reproduce``).
+
+    Parameters
+    ----------
+    algorithm : {"dense", "sparse"}
+        Algorithm 1 or 2.
+    n_samples, n_features, n_components, support_size, gap
+        As :func:`second_moment`.
+    epsilon, delta, calibration
+        Each user's ε, δ and the local calibration.
+    solver : dict, optional
+        Extra :class:`~privpca_edu.LocalSparsePCA` arguments.
+    method : {"auto", "wishart", "data"}, default "auto"
+        How S is drawn (:func:`second_moment`).
+    model_seed : int, default 0
+        Seed of the population (V, Σ).
+    random_state : None, SeedSequence or Generator
+        The sample's and the noise's randomness.
+
+    Returns
+    -------
+    error : float
+        Projection distance of the private estimate to the true V.
+    nonprivate_error : float
+        The same for non-private PCA of the sample.
+    iterations : int
+        ADMM iterations (0 for Algorithm 1).
     """
     check_option(algorithm, "algorithm", ("dense", "sparse"))
     rng = np.random.default_rng(random_state)
@@ -178,6 +210,24 @@ def paper_figure(figure=1, panel="epsilon", *, scale="book", n_repeats=None, cal
       predicts — most points sit at the random-guess level, so the trends are flat.
 
     The swept values here are our choice.
+
+    Parameters
+    ----------
+    figure : {1, 2}, default 1
+        Figure 1 (dense, Algorithm 1) or 2 (sparse, Algorithm 2).
+    panel : str, default "epsilon"
+        The parameter across curves: ``"n_components"``, ``"n_features"``, ``"epsilon"``, or
+        ``"support_size"`` (Figure 2 only); aliases k, p, eps, s.
+    scale : {"book", "paper"}, default "book"
+        The grid (:data:`FIGURE_GRIDS`).
+    n_repeats : int, optional
+        Noise draws per point; default the grid's (10 at book scale, 20 at paper scale).
+    calibration : {"replacement", "paper", "analytic"}, default "replacement"
+        As :func:`ldp_error_curves`.
+    random_state : int, default 0
+        As :func:`ldp_error_curves`.
+    progress : None, True or callable(done, total), optional
+        As :func:`ldp_error_curves`.
 
     Returns
     -------

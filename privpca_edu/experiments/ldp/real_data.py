@@ -56,10 +56,23 @@ def real_data_repetition(dataset, sparsity_levels=(5, 10, 20), *, n_components=5
                          calibration="replacement", solver=(("adaptive_rho", True),), random_state=None):
     """One repetition of :func:`real_data_table` on one data set: one run of Algorithms 1 and 2.
 
-    Returns a dict: ``dense`` (Algorithm 1 against the dense truth), ``sparse`` (Algorithm 2
-    against each s's truth; NaN for s < k), ``sparse_dense_truth``, ``size``, ``random_level``,
-    ``max_error``.  The noise comes from ``random_state`` (a SeedSequence or Generator); used to
-    run the table task by task (``python -m privpca_edu.reproduce ldp-pca``).
+    Used to run the table task by task (``python -m privpca_edu.reproduce ldp-pca``).
+
+    Parameters
+    ----------
+    dataset : {"digits", "wine", "breast_cancer"}
+        The data set (:data:`REAL_DATASETS`).
+    sparsity_levels, n_components, epsilon, delta, calibration, solver
+        As :func:`real_data_table`.
+    random_state : None, SeedSequence or Generator
+        The noise's randomness.
+
+    Returns
+    -------
+    dict
+        ``dense`` (Algorithm 1 against the dense truth), ``sparse`` (Algorithm 2 against each
+        s's truth; NaN for s < k), ``sparse_dense_truth``, ``size``, ``random_level``,
+        ``max_error``.
     """
     X = _load_real(dataset)
     n, p = X.shape
@@ -104,7 +117,9 @@ def real_data_table(datasets=("digits", "wine", "breast_cancer"), sparsity_level
     Parameters
     ----------
     datasets : sequence of {"digits", "wine", "breast_cancer"}
+        The rows of the table.
     sparsity_levels : sequence of int
+        The columns s (cells with s < k are NaN).
     n_components : int
         k (the paper: 10; we default to 5 so that s = 5 is meaningful on wine's 13 features).
     epsilon, delta, calibration, n_repeats, random_state

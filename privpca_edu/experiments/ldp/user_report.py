@@ -1,5 +1,7 @@
-r"""One user's record, its outer product and the noisy report that leaves the device (the chapter's
-first figure and the dashboard's fourth panel)."""
+r"""One user's record, its outer product and the noisy report that leaves the device.
+
+The chapter's first figure and the dashboard's fourth panel.
+"""
 
 from __future__ import annotations
 
@@ -27,8 +29,32 @@ def user_report_example(epsilon=4.0, n_features=10, n_components=2, *, support_s
     r"""One user's record x, their :math:`xx^\top` and their noisy report :math:`xx^\top + Z`.
 
     The report is drawn by :meth:`LocalGaussianPCA.user_report` — exactly what leaves the
-    device.  Returns ``record``, ``outer`` (:math:`xx^\top`), ``report``, ``noise_scale``
-    (σ₁), ``signal_to_noise`` (:math:`\lVert xx^\top\rVert_F/\lVert Z\rVert_F`), ``notes``.
+    device.  The record is one row of the population of :func:`second_moment` (same model V).
+
+    Parameters
+    ----------
+    epsilon : float, default 4.0
+        ε of the report.
+    n_features : int, default 10
+        p.
+    n_components : int, default 2
+        k of the population.
+    support_size : int, optional
+        s of the population (row-sparse V); default dense.
+    gap : float, default 10.0
+        Δ of :func:`~privpca_edu.datasets.ldp_spiked`.
+    delta : float, default 1e-4
+        δ of the report.
+    calibration : {"replacement", "paper", "analytic"}, default "replacement"
+        The local calibration.
+    random_state : int, default 0
+        Seed of the population, the record and the report's noise.
+
+    Returns
+    -------
+    dict
+        ``record``, ``outer`` (:math:`xx^\top`), ``report``, ``noise_scale`` (σ₁),
+        ``signal_to_noise`` (:math:`\lVert xx^\top\rVert_F/\lVert Z\rVert_F`), ``notes``.
     """
     p = check_int(n_features, "n_features", low=2)
     k = check_int(n_components, "n_components", low=1, high=p - 1)
