@@ -8,6 +8,10 @@
 (b) ``LocalGaussianPCA`` (Algorithm 1) on the same data: the faithful per-user path (every
     user's report x xᵀ + Z formed, O(np²)) against the fast aggregated path (one symmetric
     noise matrix with σ₁²/n entries).
+(c) The chapter dashboard's ADMM call: Algorithm 2 on the 14 released matrices of one curve
+    (7 values of n × 2 repeats, p = 20, k = 2, s = 4, ε = 4, residual balancing) as one
+    ``fantope_admm_stack`` against 14 calls of the reference ``fantope_admm`` (interleaved
+    rounds, medians); also one Figure-2 fit (fixed ρ) by the reference and as a stack of one.
 
 Usage::
 
@@ -40,7 +44,9 @@ import numpy as np
 from _timing import time_repeats
 
 from privpca_edu.datasets._ldp import ldp_spiked
-from privpca_edu.estimators.local import LocalGaussianPCA, LocalSparsePCA
+from privpca_edu.estimators.local import (LocalGaussianPCA, LocalSparsePCA, default_sparse_penalty, fantope_admm,
+                                         fantope_admm_stack, local_noise_scale)
+from privpca_edu.experiments import ldp as ldp_experiments
 from privpca_edu.subspace import fantope_projection, subspace_distance
 
 
@@ -89,6 +95,41 @@ def main(argv=None):
         print(f"  {label:<20} median {med:8.3f} s  (runs {', '.join(f'{t:.3f}' for t in times)}); "
               f"{n} users × p(p+1)/2 = {p * (p + 1) // 2} noise draws each" if per_user else
               f"  {label:<20} median {med:8.3f} s  (runs {', '.join(f'{t:.3f}' for t in times)}); one p × p draw")
+
+    print("\n(c) the dashboard's ADMM call: one stack against a loop of the reference")
+    rounds = 3 if args.quick else 15
+    stack, lams = _dashboard_releases()
+    loop = lambda A=stack, lam=lams: [fantope_admm(a, 2, l, adaptive_rho=True) for a, l in zip(A, lam)]  # noqa: E731
+    times = _interleaved({"14 × fantope_admm": loop,
+                          "fantope_admm_stack": lambda: fantope_admm_stack(stack, 2, lams, adaptive_rho=True)}, rounds)
+    for label, t in times.items():
+        print(f"  {label:<22} median {t * 1e3:7.1f} ms")
+    one = _interleaved({"fantope_admm": lambda: fantope_admm(stack[0], 2, lams[0]),
+                        "stack of one": lambda: fantope_admm_stack(stack[:1], 2, lams[:1])}, rounds)
+    print("  one Figure-2 fit (fixed ρ): " + ", ".join(f"{label} {t * 1e3:.2f} ms" for label, t in one.items()))
+
+
+def _dashboard_releases(p=20, k=2, s=4, epsilon=4.0, delta=1e-4):
+    """The 14 released matrices S + σ₁/√n·Z of one dashboard curve (7 n × 2 noise draws) and their λ."""
+    sigma1 = local_noise_scale(epsilon, delta, 1.0, "replacement")["noise_scale"]
+    rng = np.random.default_rng(0)
+    released, lams = [], []
+    for n in ldp_experiments.DASHBOARD_N:
+        S = np.asarray(ldp_experiments.second_moment(n, p, k, gap=10.0, support_size=s)["second_moment"])
+        for _ in range(2):
+            Z = np.triu(rng.standard_normal((p, p)))
+            released.append(S + sigma1 / np.sqrt(n) * (Z + np.triu(Z, 1).T))
+            lams.append(default_sparse_penalty(sigma1, n, p))
+    return np.array(released), np.array(lams)
+
+
+def _interleaved(funcs, rounds):
+    """Median seconds of each function, timed in alternating rounds (fair under a drifting load)."""
+    times = {label: [] for label in funcs}
+    for _ in range(rounds):
+        for label, func in funcs.items():
+            times[label].append(time_repeats(func, 1)[0])
+    return {label: statistics.median(t) for label, t in times.items()}
 
 
 if __name__ == "__main__":

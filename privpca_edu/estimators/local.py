@@ -472,7 +472,8 @@ class ADMMResult(OptimizeResult):
 
     Keys: ``Y`` (the returned iterate, sparse), ``X`` (the Fantope iterate), ``n_iter``,
     ``converged``, ``primal_residuals``, ``dual_residuals``, ``rho`` (final), ``objective``
-    (:math:`\\langle S, Y\\rangle - \\lambda\\lVert Y\\rVert_{1,1}`).
+    (:math:`\\langle S, Y\\rangle - \\lambda\\lVert Y\\rVert_{1,1}`).  :func:`fantope_admm_stack`
+    returns ``Y``, ``n_iter``, ``converged`` and ``rho`` with one entry per problem.
     """
 
 
@@ -534,9 +535,9 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
     threshold = k * tol**2
     with single_threaded_blas():
         for it in range(1, max_iter + 1):
-            X = fantope_projection(Y - U + S / rho, k)
-            Y_new = soft_threshold(X + U, lam / rho)
-            U = X + U - Y_new
+            X = fantope_projection(Y - U + S / rho, k)  # X ← P_Fantope(Y − U + S/ρ)
+            Y_new = soft_threshold(X + U, lam / rho)  # Y ← SoftThreshold_{λ/ρ}(X + U)
+            U = X + U - Y_new  # U ← U + X − Y
             r = np.linalg.norm(X - Y_new)  # primal residual
             s = rho * np.linalg.norm(Y_new - Y)  # dual residual
             Y = Y_new
