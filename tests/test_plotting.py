@@ -56,7 +56,9 @@ def test_private_attribute_check_can_fail(tmp_path):
 
 
 def test_one_plotting_module_per_experiments_module():
-    experiments = {p.stem for p in (PACKAGE.parent / "experiments").glob("*.py") if not p.stem.startswith("_")}
+    root = PACKAGE.parent / "experiments"  # its modules and subpackages (experiments/ldp/)
+    experiments = ({p.stem for p in root.glob("*.py") if not p.stem.startswith("_")}
+                   | {p.parent.name for p in root.glob("*/__init__.py") if not p.parent.name.startswith("_")})
     figures = {p.stem for p in PACKAGE.glob("*.py") if not p.stem.startswith("_")}
     assert figures == experiments - {"__init__"}
     assert not list(PACKAGE.parent.glob("plotting_*.py"))  # no second home for figure code
