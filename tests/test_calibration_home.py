@@ -44,7 +44,7 @@ def test_experiments_call_no_private_estimator_method():
     # auditing.py overrides _noise_scale on purpose (the mutants' hook); it never *calls* it on an estimator.
     call = re.compile(r"\b(?!self\b|cls\b|super\(\))\w+\._(noise_scale|sensitivity|calibrate|validate_privacy)\(")
     offenders = []
-    for path in sorted((PACKAGE / "experiments").glob("*.py")):
+    for path in sorted((PACKAGE / "experiments").rglob("*.py")):  # experiments/ldp/ included
         for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if call.search(line):
                 offenders.append(f"{path.name}:{lineno}: {line.strip()}")
