@@ -125,11 +125,38 @@ def subspace_distance(U, V, kind="sin_theta"):
 
 
 def sin_theta(U, V):
-    """‖sin Θ‖_F = ‖(I − VVᵀ)U‖_F for (d, k) orthonormal U, V, without validation.
+    """Return ‖sin Θ‖_F = ‖(I − VVᵀ)U‖_F for (d, k) orthonormal U, V, without validation.
 
     :func:`subspace_distance` with ``kind="sin_theta"`` checks its arguments and accepts either
-    orientation; this is the bare formula for the hot loops of the experiments.
+    orientation; this is the bare formula for the hot loops of the experiments.  Only the shapes
+    are checked: with (k, d) rows (``components_``) the formula would silently return 0, so
+    those raise.
+
+    Parameters
+    ----------
+    U, V : ndarray, shape (d, k)
+        Orthonormal bases as columns, k < d (or k = d, where the distance is 0).
+
+    Returns
+    -------
+    float
+        ‖sin Θ‖_F.
+
+    Raises
+    ------
+    ValueError
+        If U and V are not two (d, k) arrays of the same shape with k ≤ d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = np.eye(3)
+    >>> sin_theta(e[:, :1], e[:, 1:2])
+    1.0
     """
+    if U.ndim != 2 or U.shape != V.shape or U.shape[1] > U.shape[0]:
+        raise ValueError(f"sin_theta needs two (d, k) column bases of the same shape with k <= d, got {U.shape} "
+                         f"and {V.shape}; pass components_ (k, d) transposed, or use subspace_distance")
     return float(np.linalg.norm(U - V @ (V.T @ U)))
 
 

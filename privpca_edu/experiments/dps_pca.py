@@ -80,7 +80,9 @@ def _settings(scale, **overrides):
 
 @functools.lru_cache(maxsize=8)
 def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0, scaling="unit"):
-    """Cached (scatter XᵀX, n, Q*, eigenvalues) of one draw of the §5.1 model (X never stored)."""
+    """Cached (scatter XᵀX, n, truth, eigenvalues) of one draw of the §5.1 model (X never stored).
+
+    ``truth`` is Q*ᵀ, shape (k, d): one true direction per row, as ``data.components``."""
     data = spiked_sparse_scatter(n_samples, n_features, n_components, support_size, scaling=scaling,
                                  random_state=data_seed)
     scatter = data.info["scatter"]
@@ -88,13 +90,28 @@ def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0
     return scatter, n_samples, data.components, data.eigenvalues
 
 
+def _truth_columns(truth, scatter):
+    """The (k, d) ``truth`` as the contiguous (d, k) basis the iterations compare against (a copy).
+
+    Refuses any other shape, so a (d, k) basis passed by mistake raises instead of being read
+    as k = d − … directions (at k = d every basis spans R^d and the distance is 0 either way)."""
+    truth = np.asarray(truth, dtype=np.float64)
+    d = scatter.shape[0]
+    if truth.ndim != 2 or truth.shape[1] != d or truth.shape[0] > d:
+        raise ValueError(f"truth must be the (k, n_features) = (k, {d}) true basis, one direction per row "
+                         f"(as data.components), got shape {truth.shape}")
+    return np.ascontiguousarray(truth.T)
+
+
 def trajectories(scatter, n_samples, truth, *, epsilon, delta, sparsity, n_iter, seeds, calibration="paper",
                  threshold_init=False, noise="independent"):
     """D(Q(t), Q*) for t = 0..T (t = 0 is the start Q(1)) for each seed: array (n_seeds, T + 1).
 
     Exactly Algorithm 1 with one provider holding all n rows; seed s draws the random start and
-    the noise, as ``DPSPCA(random_state=s)`` would.
+    the noise, as ``DPSPCA(random_state=s)`` would.  ``truth`` is the (k, d) true basis (as
+    :func:`model_scatter` returns it).
     """
+    truth = _truth_columns(truth, scatter)
     d, k = truth.shape
     sigma = dps_pca_sigma(epsilon, delta, n_iter, method=calibration)
     out = np.empty((len(seeds), n_iter + 1))
@@ -171,7 +188,7 @@ def figure2_theory(*, epsilons=None, delta=0.01, n_iter=10, n_samples=100_000, n
 
 def _ppca_error(scatter, n_components, epsilon, sweeps, truth, rng):
     # PPCA's law exp(c·tr(VᵀXᵀXV)) with c from the estimator itself (one source of truth)
-    c = PPCA(n_components, epsilon=epsilon)._concentration(epsilon, 1.0)
+    c = PPCA(n_components, epsilon=epsilon).bingham_concentration(epsilon, 1.0)
     V = bingham_gibbs(c * scatter, n_components, sweeps, rng)
     return subspace_distance(V, truth)
 
@@ -194,7 +211,7 @@ def final_error(method, scatter, n_samples, truth, *, epsilon, delta, sparsity=5
     """
     check_option(method, "method", ("DPS-PCA", "PPCA", "MOD-SuLQ"))
     rng = as_generator(random_state)
-    k = truth.shape[1]
+    k = _truth_columns(truth, scatter).shape[1]
     if method == "DPS-PCA":
         return float(trajectories(scatter, n_samples, truth, epsilon=epsilon, delta=delta, sparsity=sparsity,
                                   n_iter=n_iter, seeds=[rng])[0, -1])
@@ -308,7 +325,7 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
     theorem says nothing) and ``valid`` (the conditions :func:`~privpca_edu.bounds.dps_pca` checks:
     ŝ ≥ s*, α < 1 − γ and a positive success probability).  Vectorised over n: σ depends on ε only.
     """
-    from ..bounds.distributed import _success_probability, dps_pca as thm43
+    from ..bounds import dps_pca as thm43, dps_pca_success_probability
 
     epsilons = np.logspace(-1, 2, 61) if epsilons is None else np.asarray(epsilons, float)
     ns = np.logspace(3, 7, 61) if n_samples is None else np.asarray(n_samples, float)
@@ -326,7 +343,7 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
         warnings.simplefilter("ignore", PrivacyWarning)
         sigmas = np.array([dps_pca_sigma(e, delta, n_iter, method=calibration) for e in epsilons])
     alpha = 2 * k * n_providers * sigmas[:, None] * (math.sqrt(sparsity) + math.sqrt(k) + tau) / (ns[None, :] * lamk)
-    success = _success_probability(n_iter, tau, ns, n_features)
+    success = dps_pca_success_probability(n_iter, tau, ns, n_features)
     valid = (alpha < 1 - gamma) & (success[None, :] > 0) & (sparsity >= support_size)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = np.where(valid, gamma / (1 - alpha), np.nan)
@@ -402,6 +419,7 @@ def _lockstep_trajectories(scatter, n, truth, Q1, Z, s_hat, sigma):
     seed's matrix; products, noise, row selection and distances are stacked.  Bit for bit the
     trajectories of :func:`trajectories` (tested)."""
     m, d, k = Q1.shape
+    truth = _truth_columns(truth, scatter)
     T = Z.shape[0]
     out = np.empty((m, T + 1))
     Q = Q1

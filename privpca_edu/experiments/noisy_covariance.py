@@ -88,7 +88,7 @@ def _frozen(a):
 @dataclass(frozen=True)
 class _SpikedData:
     X: np.ndarray
-    components: np.ndarray  # true leading subspace (d, k)
+    components: np.ndarray  # true leading subspace (k, d): one direction per row
     second_moment: np.ndarray  # XᵀX/n, as AnalyzeGauss/ModSuLQ compute it (release_parts)
     gram: np.ndarray  # XᵀX, as PPCA's Bingham parameter is built from it (concentration 1)
     eigenvalues: np.ndarray  # of XᵀX/n, descending

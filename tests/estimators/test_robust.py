@@ -15,7 +15,7 @@ import pytest
 import privpca_edu as pp
 from privpca_edu import audit, privacy
 from privpca_edu.audit import mutants
-from privpca_edu.datasets._elliptical import elliptical, outlier_direction, spike_directions
+from privpca_edu.datasets import elliptical, outlier_direction, spike_directions
 from privpca_edu.estimators import kendall as kendall_module
 from privpca_edu.estimators.robust import (
     NSGGD,
