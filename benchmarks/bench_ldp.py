@@ -39,7 +39,7 @@ import numpy as np
 
 from _timing import time_repeats
 
-from privpca_edu.datasets._ldp import ldp_spiked
+from privpca_edu.datasets import ldp_spiked
 from privpca_edu.estimators.local import LocalGaussianPCA, LocalSparsePCA
 from privpca_edu.subspace import fantope_projection, subspace_distance
 
