@@ -1,8 +1,10 @@
 r"""Subspaces: distances, principal angles, thin QR, row truncation, signs, top eigenvectors.
 
-All bases are orthonormal ``(d, k)`` matrices ("columns span the subspace").  Public functions
-also accept ``(k, d)`` (rows, like ``components_``) and transpose: a matrix with more columns
-than rows is read as ``(k, d)``.
+All bases here are orthonormal ``(d, k)`` matrices ("columns span the subspace").  The checked
+distances (:func:`as_basis`, :func:`subspace_distance`, :func:`principal_angles`) also accept
+``(k, d)`` (rows, like ``components_`` and a generator's ``components``) and transpose: a matrix
+with more columns than rows is read as ``(k, d)`` (at k = d both readings span R^d).  The bare
+:func:`sin_theta` refuses ``(k, d)`` instead, where its formula would silently give 0.
 
 The three distances of the book, for principal angles θ₁ ≤ … ≤ θ_k between span U and span V:
 

@@ -11,7 +11,7 @@ import numpy as np
 class SyntheticData:
     """A generated data set with its ground truth.
 
-    Attributes
+    Parameters
     ----------
     X : ndarray, shape (n_samples, n_features)
         The data, one record per row.
@@ -24,7 +24,8 @@ class SyntheticData:
     eigenvalues : ndarray or None
         Its eigenvalues, ordered as the columns of the full eigenbasis (leading first).
     support : ndarray or None
-        Indices of the nonzero rows of ``components`` (sparse models).
+        Indices of the nonzero columns of ``components`` (sparse models): the coordinates the
+        true directions live on.
     info : dict
         Generator arguments and anything else worth recording (scaling used, …).
     """

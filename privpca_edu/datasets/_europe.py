@@ -160,7 +160,7 @@ class ChecksumError(ValueError):
 class EuropeData(SyntheticData):
     """The Europe data: X (n, 20) plus who each row is and where they come from.
 
-    Attributes
+    Parameters
     ----------
     X : ndarray (n, 20)
         :math:`V_{\\rm ev}\\operatorname{diag}(\\ell)Q` (module docstring).  One row = one person's
@@ -171,9 +171,16 @@ class EuropeData(SyntheticData):
         estimator's ``components_``): the **non-private** target the private estimators are
         compared with.  Equal to the first two rows of Q (up to sign; to 1e-4 for the real data,
         whose eigenvector entries are rounded).
+    covariance : None
+        Not defined for this data.
     eigenvalues : ndarray (20,)
         Eigenvalues of the centred second moment :math:`\\tilde X^\\top\\tilde X/n`, descending
         (≈ ℓ_j²/n).
+    support : None
+        Not a sparse model.
+    info : dict
+        ``source`` and, for the simulation, its parameters; for the real data the folder and
+        the files' own colour names (``popres_colors``).
     labels : ndarray of str (n,)
         Population label of each person (the ``plabels`` of the files; 37 distinct).
     codes : ndarray of str (n,)

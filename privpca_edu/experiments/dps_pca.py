@@ -80,9 +80,28 @@ def _settings(scale, **overrides):
 
 @functools.lru_cache(maxsize=8)
 def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0, scaling="unit"):
-    """Cached (scatter XᵀX, n, truth, eigenvalues) of one draw of the §5.1 model (X never stored).
+    """Return the cached scatter matrix and truth of one draw of the §5.1 model (X never stored).
 
-    ``truth`` is Q*ᵀ, shape (k, d): one true direction per row, as ``data.components``."""
+    Parameters
+    ----------
+    n_samples, n_features, n_components, support_size : int
+        n, d, k and s* of :func:`~privpca_edu.datasets.spiked_sparse_scatter`.
+    data_seed : int, default 0
+        The data's seed.
+    scaling : {"unit", "none"}, default "unit"
+        Per-row scaling of the records.
+
+    Returns
+    -------
+    scatter : ndarray, shape (d, d)
+        XᵀX (read-only).
+    n_samples : int
+        n.
+    truth : ndarray, shape (k, d)
+        Q*ᵀ: one true direction per row, as ``data.components``.
+    eigenvalues : ndarray, shape (d,)
+        The population eigenvalues, leading first.
+    """
     data = spiked_sparse_scatter(n_samples, n_features, n_components, support_size, scaling=scaling,
                                  random_state=data_seed)
     scatter = data.info["scatter"]
@@ -105,11 +124,39 @@ def _truth_columns(truth, scatter):
 
 def trajectories(scatter, n_samples, truth, *, epsilon, delta, sparsity, n_iter, seeds, calibration="paper",
                  threshold_init=False, noise="independent"):
-    """D(Q(t), Q*) for t = 0..T (t = 0 is the start Q(1)) for each seed: array (n_seeds, T + 1).
+    """Return D(Q(t), Q*) for t = 0..T (t = 0 is the start Q(1)) for each seed.
 
     Exactly Algorithm 1 with one provider holding all n rows; seed s draws the random start and
-    the noise, as ``DPSPCA(random_state=s)`` would.  ``truth`` is the (k, d) true basis (as
-    :func:`model_scatter` returns it).
+    the noise, as ``DPSPCA(random_state=s)`` would.
+
+    Parameters
+    ----------
+    scatter : ndarray, shape (d, d)
+        XᵀX (:func:`model_scatter`).
+    n_samples : int
+        n.
+    truth : ndarray, shape (k, d)
+        The true basis, one direction per row (as :func:`model_scatter` returns it); a (d, k)
+        array raises.
+    epsilon, delta : float
+        The privacy budget of the whole run (``epsilon=inf``: no noise).
+    sparsity : int
+        ŝ, the rows kept by each truncation.
+    n_iter : int
+        T.
+    seeds : iterable of int or Generator
+        One run per seed.
+    calibration : str, default "paper"
+        σ's calibration (:func:`~privpca_edu.privacy.dps_pca_sigma`'s ``method``).
+    threshold_init : bool, default False
+        Truncate the random start to ŝ rows.
+    noise : {"independent", "shared"}, default "independent"
+        As :func:`~privpca_edu.estimators.dps_pca.run_dps_pca`.
+
+    Returns
+    -------
+    ndarray, shape (n_seeds, T + 1)
+        ‖sin Θ‖_F of each iterate against the truth.
     """
     truth = _truth_columns(truth, scatter)
     d, k = truth.shape
@@ -203,11 +250,37 @@ def _mod_sulq_error(scatter, n, n_components, epsilon, delta, truth, rng):
 
 def final_error(method, scatter, n_samples, truth, *, epsilon, delta, sparsity=50, n_iter=10, ppca_sweeps=1000,
                 random_state=None):
-    """D(Q̂, Q*) of one run of ``method`` ("DPS-PCA", "PPCA" or "MOD-SuLQ") on a cached scatter matrix.
+    """Return D(Q̂, Q*) of one run of ``method`` on a cached scatter matrix.
 
     One repetition of one point of Fig. 4, as :func:`figure4a` and :func:`figure4b` compute it
     (DPS-PCA's final iterate, PPCA's Gibbs sampler, MOD-SuLQ's noisy covariance), for running the
     grid point by point (``python -m privpca_edu.reproduce dps-pca``).
+
+    Parameters
+    ----------
+    method : {"DPS-PCA", "PPCA", "MOD-SuLQ"}
+        The method.
+    scatter : ndarray, shape (d, d)
+        XᵀX (:func:`model_scatter`).
+    n_samples : int
+        n.
+    truth : ndarray, shape (k, d)
+        The true basis, one direction per row; a (d, k) array raises.
+    epsilon, delta : float
+        The privacy budget.
+    sparsity : int, default 50
+        ŝ (DPS-PCA only).
+    n_iter : int, default 10
+        T (DPS-PCA only).
+    ppca_sweeps : int, default 1000
+        Gibbs sweeps (PPCA only).
+    random_state : None, int or Generator
+        Seeds the start and the noise.
+
+    Returns
+    -------
+    float
+        ‖sin Θ‖_F between the estimate and the truth.
     """
     check_option(method, "method", ("DPS-PCA", "PPCA", "MOD-SuLQ"))
     rng = as_generator(random_state)

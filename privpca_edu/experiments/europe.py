@@ -365,7 +365,15 @@ def _nonprivate(source, folder, random_state):
 
 
 def nonprivate_map(source="synthetic", random_state=0):
-    """The non-private half of the chapter's figure (cached).
+    """Return the non-private half of the chapter's figure (cached).
+
+    Parameters
+    ----------
+    source : {"synthetic", "novembre"}, default "synthetic"
+        The data (:func:`~privpca_edu.datasets.europe`); ``"novembre"`` needs the real files on
+        disk.
+    random_state : int, default 0
+        The Haar rotation of the data.
 
     Returns
     -------

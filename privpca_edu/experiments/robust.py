@@ -120,11 +120,33 @@ def _noisy_matrix_losses(est, X, truth, epsilons, delta, rng):
 
 def method_losses(X, truth, epsilons=(1.0,), delta=1e-5, *, methods=METHODS, baselines="paper",
                   calibration="classic", random_state=0):
-    """Loss of every method on one data set, for each ε (dict method → array over ε).
+    """Return the loss of every method on one data set, for each ε.
 
-    The building block of the figure functions; ``truth`` is the (k, d) true basis (one
-    direction per row, as ``data.components``); ``random_state`` seeds the privacy noise (and
-    NSGGD's start) independently per method.
+    The building block of the figure functions.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        The data.
+    truth : ndarray, shape (k, d)
+        The true basis, one direction per row (as ``data.components``); a (d, k) array raises.
+    epsilons : sequence of float, default (1.0,)
+        The ε values.
+    delta : float, default 1e-5
+        δ.
+    methods : sequence of str, default METHODS
+        Which methods to run (entries of :data:`METHODS`).
+    baselines : {"paper", "private"}, default "paper"
+        Kim & Jung's non-private Analyze Gauss replication, or the private one.
+    calibration : str, default "classic"
+        The Gaussian calibration of the noisy-matrix methods.
+    random_state : int, default 0
+        Seeds the privacy noise (and NSGGD's start) independently per method.
+
+    Returns
+    -------
+    dict
+        Method → list of losses (sine of the largest principal angle), one per ε.
     """
     check_option(baselines, "baselines", ("paper", "private"))
     epsilons = tuple(float(e) for e in np.atleast_1d(epsilons))
