@@ -451,10 +451,6 @@ def precompute_explorer_bounds(n_features=10, dfs=None):
         d, as passed to :func:`heavy_tails_explorer`.
     dfs : sequence of float, optional
         The degrees of freedom ν to prepare (default :data:`DF_OPTIONS`, the slider's values).
-
-    Returns
-    -------
-    None
     """
     d = check_int(n_features, "n_features", low=4)
     for df in DF_OPTIONS if dfs is None else dfs:
