@@ -43,7 +43,7 @@ import numpy as np
 
 from _timing import time_repeats
 
-from privpca_edu.datasets._ldp import ldp_spiked
+from privpca_edu.datasets import ldp_spiked
 from privpca_edu.estimators.local import (LocalGaussianPCA, LocalSparsePCA, default_sparse_penalty, fantope_admm,
                                          fantope_admm_stack, local_noise_scale)
 from privpca_edu.experiments import ldp as ldp_experiments

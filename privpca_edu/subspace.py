@@ -1,8 +1,10 @@
 r"""Subspaces: distances, principal angles, thin QR, row truncation, signs, top eigenvectors.
 
-All bases are orthonormal ``(d, k)`` matrices ("columns span the subspace").  Public functions
-also accept ``(k, d)`` (rows, like ``components_``) and transpose: a matrix with more columns
-than rows is read as ``(k, d)``.
+All bases here are orthonormal ``(d, k)`` matrices ("columns span the subspace").  The checked
+distances (:func:`as_basis`, :func:`subspace_distance`, :func:`principal_angles`) also accept
+``(k, d)`` (rows, like ``components_`` and a generator's ``components``) and transpose: a matrix
+with more columns than rows is read as ``(k, d)`` (at k = d both readings span R^d).  The bare
+:func:`sin_theta` refuses ``(k, d)`` instead, where its formula would silently give 0.
 
 The three distances of the book, for principal angles θ₁ ≤ … ≤ θ_k between span U and span V:
 
@@ -125,11 +127,38 @@ def subspace_distance(U, V, kind="sin_theta"):
 
 
 def sin_theta(U, V):
-    """‖sin Θ‖_F = ‖(I − VVᵀ)U‖_F for (d, k) orthonormal U, V, without validation.
+    """Return ‖sin Θ‖_F = ‖(I − VVᵀ)U‖_F for (d, k) orthonormal U, V, without validation.
 
     :func:`subspace_distance` with ``kind="sin_theta"`` checks its arguments and accepts either
-    orientation; this is the bare formula for the hot loops of the experiments.
+    orientation; this is the bare formula for the hot loops of the experiments.  Only the shapes
+    are checked: with (k, d) rows (``components_``) the formula would silently return 0, so
+    those raise.
+
+    Parameters
+    ----------
+    U, V : ndarray, shape (d, k)
+        Orthonormal bases as columns, k < d (or k = d, where the distance is 0).
+
+    Returns
+    -------
+    float
+        ‖sin Θ‖_F.
+
+    Raises
+    ------
+    ValueError
+        If U and V are not two (d, k) arrays of the same shape with k ≤ d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = np.eye(3)
+    >>> sin_theta(e[:, :1], e[:, 1:2])
+    1.0
     """
+    if U.ndim != 2 or U.shape != V.shape or U.shape[1] > U.shape[0]:
+        raise ValueError(f"sin_theta needs two (d, k) column bases of the same shape with k <= d, got {U.shape} "
+                         f"and {V.shape}; pass components_ (k, d) transposed, or use subspace_distance")
     return float(np.linalg.norm(U - V @ (V.T @ U)))
 
 

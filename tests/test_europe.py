@@ -27,8 +27,8 @@ from privpca_edu.datasets._europe import EUROPE_POPULATIONS, NOVEMBRE_FILES, Che
 from privpca_edu.experiments import europe as X_
 from privpca_edu.experiments.europe import (
     METHODS,
-    SPEC_REFERENCE_VALUES,
-    SPEC_SIMILARITY_TABLE,
+    NOVEMBRE_NONPRIVATE_VALUES,
+    NOVEMBRE_SIMILARITY_TABLE,
     available_methods,
     europe_map,
     procrustes,
@@ -145,12 +145,12 @@ def test_synthetic_shapes_labels_coordinates():
         assert set(data.codes[rows]) == {p.code}
     # components: the top-2 principal axes of X, orthonormal, and the scores use them
     V = data.components
-    assert V.shape == (20, 2)
-    np.testing.assert_allclose(V.T @ V, np.eye(2), atol=1e-12)
+    assert V.shape == (2, 20)  # (k, d): one axis per row, like components_
+    np.testing.assert_allclose(V @ V.T, np.eye(2), atol=1e-12)
     Xc = data.X - data.X.mean(0)
     w, U = np.linalg.eigh(Xc.T @ Xc)
-    assert min(np.linalg.svd(U[:, -2:].T @ V, compute_uv=False)) > 1 - 1e-10
-    np.testing.assert_allclose(data.nonprivate_pcs, data.X @ V)
+    assert min(np.linalg.svd(U[:, -2:].T @ V.T, compute_uv=False)) > 1 - 1e-10
+    np.testing.assert_allclose(data.nonprivate_pcs, data.X @ V.T)
     # the construction X = V_ev diag(ℓ) Q: eigenvalues of XᵀX are ℓ², rows bounded by ℓ₁
     np.testing.assert_allclose(np.linalg.eigvalsh(data.X.T @ data.X)[::-1], data.smartpca_eigenvalues**2, rtol=1e-9)
     assert np.abs(data.X.mean(0)).max() < 1e-12
@@ -315,7 +315,7 @@ def test_reference_values_on_the_real_data():
     from privpca_edu.estimators.robust import KendallDPPCA
 
     data = europe("novembre", data_dir=REAL_DIR)
-    ref = SPEC_REFERENCE_VALUES
+    ref = NOVEMBRE_NONPRIVATE_VALUES
     est = KendallDPPCA(2, epsilon=np.inf).fit(data.X)
     scores = X_.similarity_scores(est.components_, data.X, data.components, data.coords)
     assert scores["sin_theta"] == pytest.approx(ref["sin_theta_kendall_vs_pca"], abs=5e-4)
@@ -344,14 +344,14 @@ def test_similarity_scores_reproduce_the_reference_table(monkeypatch):
     monkeypatch.setenv(E.ENV_VAR, str(REAL_DIR.parent))
     n_draws = 400
     table = similarity_table(("Kendall (spherical)", "Analyze Gauss (paper, not private)"),
-                             epsilons=sorted(SPEC_SIMILARITY_TABLE), n_draws=n_draws, source="novembre", seed=0)
+                             epsilons=sorted(NOVEMBRE_SIMILARITY_TABLE), n_draws=n_draws, source="novembre", seed=0)
     assert table["source"] == "Novembre et al. 2008"
     columns = [("Kendall (spherical)", "t0_nonprivate", 0), ("Analyze Gauss (paper, not private)", "t0_nonprivate", 1),
                ("Kendall (spherical)", "sin_theta", 2), ("Analyze Gauss (paper, not private)", "sin_theta", 3)]
-    for i, eps in enumerate(sorted(SPEC_SIMILARITY_TABLE)):
+    for i, eps in enumerate(sorted(NOVEMBRE_SIMILARITY_TABLE)):
         for method, key, col in columns:
             ours, sd = table[method][key][i], table[method][key + "_sd"][i]
-            ref = SPEC_SIMILARITY_TABLE[eps][col]
+            ref = NOVEMBRE_SIMILARITY_TABLE[eps][col]
             tol = 3 * sd / math.sqrt(20) + 3 * sd / math.sqrt(n_draws) + 0.005
             assert abs(ours - ref) <= tol, (method, key, eps, ours, ref, tol)
     # the paper's reading: g-DPPCA's map resembles the non-private one much more than AG's
@@ -513,7 +513,7 @@ def test_static_figures():
     assert len(fig.axes) == 4  # three maps and the panel of scores
     assert "SIMULATED" in fig.get_suptitle()
     table = similarity_table(("Analyze Gauss",), epsilons=(1.0, 10.0), n_draws=3, calibration="analytic")
-    fig = P.plot_similarity_table(table, reference=SPEC_SIMILARITY_TABLE)
+    fig = P.plot_similarity_table(table, reference=NOVEMBRE_SIMILARITY_TABLE)
     assert len(fig.axes) == 3  # two panels and the key
 
 

@@ -71,7 +71,7 @@ def test_spiked_sparse_refuses_spike_below_noise():
         spiked_sparse(50, 10, 2, 5, spike=1.0, noise_high=10.0, random_state=0)
     data = spiked_sparse(50, 10, 2, 5, spike=11.0, noise_high=10.0, random_state=0)
     w, V = np.linalg.eigh(data.covariance)
-    P_true = data.components @ data.components.T
+    P_true = data.components.T @ data.components  # components: (k, d)
     np.testing.assert_allclose(V[:, -2:] @ V[:, -2:].T, P_true, atol=1e-10)
 
 

@@ -15,14 +15,6 @@ PACKAGE = ROOT / "privpca_edu"
 SHARED_PRIVATE = {"privpca_edu._validation", "privpca_edu._version"}
 #: Private names still imported across subpackages, waiting for a public home; remove an entry when fixed.
 PENDING = {
-    "privpca_edu.experiments.dps_pca <- privpca_edu.bounds.distributed._success_probability",
-    "privpca_edu.experiments.europe <- privpca_edu.datasets._europe.SOURCES",
-    "privpca_edu.experiments.europe <- privpca_edu.datasets._europe.europe",
-    "privpca_edu.experiments.europe <- privpca_edu.datasets._europe.europe_data_dir",
-    "privpca_edu.experiments.europe <- privpca_edu.datasets._europe._locate",
-    "privpca_edu.experiments.robust <- privpca_edu.datasets._elliptical.elliptical",
-    "privpca_edu.experiments.robust <- privpca_edu.datasets._elliptical.outlier_direction",
-    "privpca_edu.experiments.robust <- privpca_edu.datasets._elliptical.spike_directions",
     "privpca_edu.protocol.run <- privpca_edu.estimators._base.make_record",
 }
 

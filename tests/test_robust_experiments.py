@@ -19,7 +19,7 @@ import pytest
 
 import privpca_edu as pp
 from privpca_edu.bounds import robust as B
-from privpca_edu.datasets._elliptical import elliptical
+from privpca_edu.datasets import elliptical
 from privpca_edu.estimators.robust import KendallDPPCA, NonPrivateAnalyzeGaussReplication, kendall_tau_matrix
 from privpca_edu.experiments import robust as ex
 

@@ -154,8 +154,8 @@ class HalfSigmaModSuLQ(ModSuLQ):
 class DoubleExponentPPCA(PPCA):
     """NOT PRIVATE as claimed: the exponent is doubled (spends up to 2ε)."""
 
-    def _concentration(self, epsilon, data_norm):
-        return 2 * super()._concentration(epsilon, data_norm)
+    def bingham_concentration(self, epsilon, data_norm):
+        return 2 * super().bingham_concentration(epsilon, data_norm)
 
 
 class AlwaysAcceptPPCA(PPCA):

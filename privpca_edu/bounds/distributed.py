@@ -42,12 +42,38 @@ import numpy as np
 from .._validation import check_delta, check_epsilon, check_int, check_positive
 from ..privacy import dps_pca_sigma
 
-__all__ = ["dps_pca", "dps_pca_thm43"]
+__all__ = ["dps_pca", "dps_pca_thm43", "dps_pca_success_probability"]
 
 
-def _success_probability(n_iter, tau, n_samples, n_features):
-    """Theorem 4.3's probability 1 − 2Te^{−τ²/2} − 4/(n−1) − 1/d − 6 log n/n − 1/n (n a number
-    or an array of them, as in :func:`~privpca_edu.experiments.dps_pca.privacy_for_free_map`)."""
+def dps_pca_success_probability(n_iter, tau, n_samples, n_features):
+    r"""Return the probability with which Theorem 4.3 of Ge et al. (2018) holds.
+
+    .. math:: 1 - 2Te^{-\tau^2/2} - \frac{4}{n-1} - \frac1d - \frac{6\log n}{n} - \frac1n
+
+    as printed after the theorem; it can be negative (then the theorem says nothing).
+
+    Parameters
+    ----------
+    n_iter : int
+        T, the number of iterations.
+    tau : float
+        τ ≥ 0 of the theorem (:func:`dps_pca` takes :math:`\sqrt{2\log(40T)}` by default).
+    n_samples : float or ndarray
+        n > 1 (an array of them gives an array, as in
+        :func:`~privpca_edu.experiments.dps_pca.privacy_for_free_map`).
+    n_features : int
+        d.
+
+    Returns
+    -------
+    float or ndarray
+        The lower bound on the success probability, for each n.
+
+    Examples
+    --------
+    >>> round(float(dps_pca_success_probability(10, 4.0, 10_000, 1000)), 4)
+    0.9863
+    """
     n = n_samples
     return 1 - 2 * n_iter * math.exp(-tau**2 / 2) - 4 / (n - 1) - 1 / n_features - 6 * np.log(n) / n - 1 / n
 
@@ -145,7 +171,7 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     sigma = dps_pca_sigma(epsilon, delta, T, data_norm=data_norm, method=calibration)
     gamma = (3 * lamk1 + lamk) / (3 * lamk + lamk1)
     alpha = 2 * k * N * sigma * (math.sqrt(s_hat) + math.sqrt(k) + tau) / (n * lamk)
-    success = float(_success_probability(T, tau, n, d))
+    success = float(dps_pca_success_probability(T, tau, n, d))
     gap_factor = math.sqrt(lam1 * lamk1) / (lamk - lamk1)
     minimax = C2 * gap_factor * math.sqrt(s_star * (k + 0.25 * math.log(d)) / n)
     t = np.arange(1, T + 1)

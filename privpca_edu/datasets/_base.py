@@ -11,17 +11,21 @@ import numpy as np
 class SyntheticData:
     """A generated data set with its ground truth.
 
-    Attributes
+    Parameters
     ----------
     X : ndarray, shape (n_samples, n_features)
-    components : ndarray, shape (n_features, n_components)
-        Orthonormal basis of the true leading subspace (the target of every estimator).
+        The data, one record per row.
+    components : ndarray, shape (n_components, n_features)
+        Orthonormal basis of the true leading subspace, one direction per **row** (the
+        orientation of an estimator's ``components_``, as in scikit-learn); the target of every
+        estimator.
     covariance : ndarray or None, shape (n_features, n_features)
         Population covariance (second moment) of the generating law, where defined.
     eigenvalues : ndarray or None
         Its eigenvalues, ordered as the columns of the full eigenbasis (leading first).
     support : ndarray or None
-        Indices of the nonzero rows of ``components`` (sparse models).
+        Indices of the nonzero columns of ``components`` (sparse models): the coordinates the
+        true directions live on.
     info : dict
         Generator arguments and anything else worth recording (scaling used, …).
     """
@@ -35,15 +39,18 @@ class SyntheticData:
 
     @property
     def n_samples(self):
+        """int: Number of records n (rows of ``X``)."""
         return self.X.shape[0]
 
     @property
     def n_features(self):
+        """int: Dimension d (columns of ``X``)."""
         return self.X.shape[1]
 
     @property
     def n_components(self):
-        return self.components.shape[1]
+        """int: Dimension k of the true subspace (rows of ``components``)."""
+        return self.components.shape[0]
 
     def __repr__(self):  # keep notebook output short: no array dumps
         return (

@@ -15,27 +15,70 @@ ELLIPTICAL_FAMILIES = ("gaussian", "t", "contaminated")
 
 
 def spike_directions(n_features, n_spikes=2):
-    r"""The default spike directions: indicator vectors of consecutive blocks, normalised.
+    r"""Return the default spike directions: indicator vectors of consecutive blocks, normalised.
 
     Block j covers coordinates ⌊jd/k⌋ … ⌊(j+1)d/k⌋ − 1; for k = 2 this is Kim & Jung's (Section 4.1)
     :math:`v_1 = \mathbf 1_{\lfloor d/2\rfloor}/\sqrt{\lfloor d/2\rfloor}` on the first half and
-    :math:`v_2` on the rest: dense, non-coordinate directions.  Returns a (d, k) orthonormal matrix.
+    :math:`v_2` on the rest: dense, non-coordinate directions.
+
+    Parameters
+    ----------
+    n_features : int
+        The dimension d ≥ 1.
+    n_spikes : int, default 2
+        The number k of spikes, 1 ≤ k ≤ d.
+
+    Returns
+    -------
+    ndarray, shape (k, d)
+        Orthonormal rows v₁, …, v_k (the orientation of ``components_``).
+
+    Examples
+    --------
+    >>> spike_directions(4).round(4).tolist()
+    [[0.7071, 0.7071, 0.0, 0.0], [0.0, 0.0, 0.7071, 0.7071]]
     """
     d = check_int(n_features, "n_features", low=1)
     k = check_int(n_spikes, "n_spikes", low=1, high=d)
-    V = np.zeros((d, k))
+    V = np.zeros((k, d))
     edges = [(j * d) // k for j in range(k + 1)]
     for j in range(k):
         lo, hi = edges[j], edges[j + 1]
-        V[lo:hi, j] = 1.0 / math.sqrt(hi - lo)
+        V[j, lo:hi] = 1.0 / math.sqrt(hi - lo)
     return V
 
 
 def outlier_direction(components):
-    r"""A fixed unit vector orthogonal to the spike directions: u = (e₁ − e₂)/√2 projected onto
-    span(V)^⊥ and normalised (exactly (e₁ − e₂)/√2 for the default V when ⌊d/2⌋ ≥ 2); if that
-    projection vanishes, the first coordinate vector with a non-zero projection."""
+    r"""Return a fixed unit vector orthogonal to the spike directions.
+
+    u = (e₁ − e₂)/√2 projected onto span(v₁, …, v_k)^⊥ and normalised (exactly (e₁ − e₂)/√2 for
+    the default directions of :func:`spike_directions` when ⌊d/2⌋ ≥ 2); if that projection
+    vanishes, the first coordinate vector with a non-zero projection.
+
+    Parameters
+    ----------
+    components : array_like, shape (k, d)
+        Orthonormal rows v₁, …, v_k, e.g. :func:`spike_directions` or ``data.components``.
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        The unit vector u.
+
+    Raises
+    ------
+    ValueError
+        If ``components`` is not 2-D with k < d rows (then no direction is orthogonal to them).
+
+    Examples
+    --------
+    >>> outlier_direction(spike_directions(4)).round(4).tolist()
+    [0.7071, -0.7071, 0.0, 0.0]
+    """
     V = np.asarray(components, dtype=np.float64)
+    if V.ndim != 2 or V.shape[0] >= V.shape[1]:
+        raise ValueError(f"components must be a (k, d) array of k < d orthonormal rows, got shape {V.shape}")
+    V = V.T  # (d, k): columns, for the projection below
     d = V.shape[0]
     candidates = []
     if d >= 2:
@@ -108,7 +151,7 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
     Returns
     -------
     SyntheticData
-        ``X``; ``components`` = (v₁, …, v_k) (d × k, the target); ``eigenvalues`` = eigenvalues of
+        ``X``; ``components`` = (v₁, …, v_k) as rows (k × d, the target); ``eigenvalues`` = eigenvalues of
         the **dispersion** Σ (λ₁, …, λ_k, 1, …, 1); ``covariance`` = the covariance of the generating
         law where it exists (Σ for Gaussian, ν/(ν−2)Σ for t with ν > 2, the mixture covariance
         (1 − η)Σ + η(I + (κ−1)uuᵀ) for contaminated; ``None`` for t with ν ≤ 2); ``info`` has
@@ -119,7 +162,7 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
     --------
     >>> data = elliptical(500, 10, family="contaminated", contamination=0.1, random_state=0)
     >>> data.X.shape, data.components.shape, len(data.info["outliers"])
-    ((500, 10), (10, 2), 50)
+    ((500, 10), (2, 10), 50)
     >>> elliptical(5, 4, family="t", df=1.0, random_state=0).covariance is None
     True
     """
@@ -150,7 +193,7 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
     kappa = 10.0 * float(lam[0]) if outlier_scale is None else check_positive(outlier_scale, "outlier_scale")
     rng = as_generator(random_state)
 
-    V = spike_directions(d, k)
+    V = spike_directions(d, k).T  # (d, k): the spikes as columns
     root = np.sqrt(lam) - 1.0  # Σ^{1/2} = I + V diag(√λ − 1) Vᵀ
     W = rng.standard_normal((n, d))
     X = W + ((W @ V) * root) @ V.T
@@ -170,7 +213,7 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
         if math.isinf(nu):
             covariance = dispersion.copy()
     if family == "contaminated":
-        u = outlier_direction(V)
+        u = outlier_direction(V.T)
         m = int(round(eta * n))
         outliers = np.sort(rng.choice(n, size=m, replace=False)) if m else np.arange(0)
         Z = rng.standard_normal((m, d))
@@ -178,4 +221,4 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
         covariance = (1 - eta) * dispersion + eta * (np.eye(d) + (kappa - 1.0) * np.outer(u, u))
     info.update(outlier_direction=u, outliers=outliers)
     eigs = np.concatenate([lam, np.ones(d - k)])
-    return SyntheticData(X=X, components=V, covariance=covariance, eigenvalues=eigs, info=info)
+    return SyntheticData(X=X, components=V.T.copy(), covariance=covariance, eigenvalues=eigs, info=info)

@@ -65,12 +65,15 @@ __all__ = [
     "NOVEMBRE_FILES",
     "NOVEMBRE_BASE_URL",
     "ChecksumError",
+    "EUROPE_SOURCES",
     "europe_data_dir",
+    "locate_novembre",
     "novembre_available",
     "population_colors",
 ]
 
-SOURCES = ("synthetic", "novembre")
+#: The values of :func:`europe`'s ``source``: the bundled simulation and the real files.
+EUROPE_SOURCES = ("synthetic", "novembre")
 SOURCE_LABELS = {"synthetic": "simulated", "novembre": "Novembre et al. 2008"}
 
 
@@ -157,19 +160,27 @@ class ChecksumError(ValueError):
 class EuropeData(SyntheticData):
     """The Europe data: X (n, 20) plus who each row is and where they come from.
 
-    Attributes
+    Parameters
     ----------
     X : ndarray (n, 20)
         :math:`V_{\\rm ev}\\operatorname{diag}(\\ell)Q` (module docstring).  One row = one person's
         20 principal-component coordinates, the privacy unit of the chapter.
-    components : ndarray (20, 2)
-        The two leading principal axes of X (top-2 eigenvectors of its centred covariance,
-        signs fixed by :func:`privpca_edu.subspace.fix_signs`): the **non-private** target the
-        private estimators are compared with.  Equal to the first two rows of Q, transposed (up
-        to sign; to 1e-4 for the real data, whose eigenvector entries are rounded).
+    components : ndarray (2, 20)
+        The two leading principal axes of X as rows (top-2 eigenvectors of its centred
+        covariance, signs fixed by :func:`privpca_edu.subspace.fix_signs`; the orientation of an
+        estimator's ``components_``): the **non-private** target the private estimators are
+        compared with.  Equal to the first two rows of Q (up to sign; to 1e-4 for the real data,
+        whose eigenvector entries are rounded).
+    covariance : None
+        Not defined for this data.
     eigenvalues : ndarray (20,)
         Eigenvalues of the centred second moment :math:`\\tilde X^\\top\\tilde X/n`, descending
         (≈ ℓ_j²/n).
+    support : None
+        Not a sparse model.
+    info : dict
+        ``source`` and, for the simulation, its parameters; for the real data the folder and
+        the files' own colour names (``popres_colors``).
     labels : ndarray of str (n,)
         Population label of each person (the ``plabels`` of the files; 37 distinct).
     codes : ndarray of str (n,)
@@ -182,7 +193,7 @@ class EuropeData(SyntheticData):
         the centre of the sample, saturation = distance; :func:`population_colors`), the same for
         both sources.  The real files' own R colour names are in ``info["popres_colors"]``.
     nonprivate_pcs : ndarray (n, 2)
-        Scores on the two non-private axes, ``X @ components`` (PC units).
+        Scores on the two non-private axes, ``X @ components.T`` (PC units).
     smartpca_eigenvalues : ndarray (20,)
         ℓ_1 … ℓ_20 (the real files' ``.eval``; the simulation's, normalised the same way).
     row_norm_bound : float
@@ -309,7 +320,7 @@ def europe(source="synthetic", *, cache_dir=None, data_dir=None, download=True, 
     >>> data.X.shape, data.source, len(data.populations)
     ((1387, 20), 'simulated', 37)
     """
-    check_option(source, "source", SOURCES)
+    check_option(source, "source", EUROPE_SOURCES)
     if source == "synthetic":
         if cache_dir is not None or data_dir is not None:
             raise ValueError("cache_dir and data_dir apply only to source='novembre'")
@@ -332,9 +343,22 @@ def europe(source="synthetic", *, cache_dir=None, data_dir=None, download=True, 
 
 
 def europe_data_dir(cache_dir=None):
-    """The folder the real files are downloaded to: ``<cache_dir>/novembre2008``.
+    """Return the folder the real files are downloaded to: ``<cache_dir>/novembre2008``.
 
-    ``cache_dir`` defaults to ``$PRIVPCA_EDU_DATA``, else ``~/.cache/privpca_edu``.
+    Parameters
+    ----------
+    cache_dir : str or Path, optional
+        Defaults to ``$PRIVPCA_EDU_DATA``, else ``~/.cache/privpca_edu``.
+
+    Returns
+    -------
+    Path
+        The folder (it need not exist).
+
+    Examples
+    --------
+    >>> europe_data_dir("/tmp/cache").as_posix()
+    '/tmp/cache/novembre2008'
     """
     if cache_dir is None:
         cache_dir = os.environ.get(ENV_VAR) or os.path.join(os.path.expanduser("~"), ".cache", "privpca_edu")
@@ -342,12 +366,22 @@ def europe_data_dir(cache_dir=None):
 
 
 def novembre_available(*, cache_dir=None, data_dir=None):
-    """True if all real files are already on disk (cache or ``data_dir``) — no download, no hashing.
+    """Tell whether all real files are already on disk (cache or ``data_dir``), without download or hashing.
 
     The book uses it to decide, offline, whether it can show the real map.
+
+    Parameters
+    ----------
+    cache_dir, data_dir : str or Path, optional
+        Where to look, as for :func:`europe`.
+
+    Returns
+    -------
+    bool
+        True if :func:`locate_novembre` finds every file.
     """
     try:
-        _locate(cache_dir=cache_dir, data_dir=data_dir)
+        locate_novembre(cache_dir=cache_dir, data_dir=data_dir)
     except FileNotFoundError:
         return False
     return True
@@ -396,7 +430,7 @@ def _assemble(parsed, source, random_state, info):
     values, components = top_eigenvectors(Xc.T @ Xc / X.shape[0], 2)
     all_values = np.linalg.eigvalsh(Xc.T @ Xc / X.shape[0])[::-1]
     return EuropeData(
-        X=X, components=components, eigenvalues=all_values, labels=labels.copy(), codes=codes,
+        X=X, components=components.T.copy(), eigenvalues=all_values, labels=labels.copy(), codes=codes,
         coords=parsed["coords"].copy(), colors=colors, nonprivate_pcs=X @ components,
         smartpca_eigenvalues=ell.copy(), row_norm_bound=float(ell[0]), source=SOURCE_LABELS[source],
         populations=populations, info=info,
@@ -481,8 +515,28 @@ def _simulate(n_loci, length_scale_km, amplitude, jitter_km, n_features_rff, sim
 # ---------------------------------------------------------------------------------------------
 # the real files: locate, download, verify, parse
 # ---------------------------------------------------------------------------------------------
-def _locate(*, cache_dir=None, data_dir=None):
-    """The folder that holds all files, or FileNotFoundError naming what is missing where."""
+def locate_novembre(*, cache_dir=None, data_dir=None):
+    """Return the folder that holds all the real files of Novembre et al. (2008), without downloading.
+
+    Parameters
+    ----------
+    cache_dir : str or Path, optional
+        Look in ``europe_data_dir(cache_dir)`` (and its parent: ``$PRIVPCA_EDU_DATA`` may point
+        at the files themselves).  Ignored when ``data_dir`` is given.
+    data_dir : str or Path, optional
+        Look in this folder or its ``novembre2008/`` sub-folder instead.
+
+    Returns
+    -------
+    Path
+        The first candidate folder that holds every file of :data:`NOVEMBRE_FILES` (their
+        checksums are not checked here; :func:`europe` checks them).
+
+    Raises
+    ------
+    FileNotFoundError
+        If no candidate holds every file; the message names what is missing where.
+    """
     if data_dir is not None:
         base = Path(data_dir).expanduser()
         candidates = [base, base / _SUBDIR]
@@ -515,14 +569,14 @@ def _sha256(path):
 def _novembre_folder(*, cache_dir, data_dir, download):
     if data_dir is not None:
         try:
-            return _locate(data_dir=data_dir)
+            return locate_novembre(data_dir=data_dir)
         except FileNotFoundError as exc:
             raise FileNotFoundError(
                 f"{exc}. data_dir must hold the files {sorted(NOVEMBRE_FILES)} (from {NOVEMBRE_BASE_URL}); "
                 "omit data_dir to download them into the cache instead"
             ) from None
     try:
-        return _locate(cache_dir=cache_dir)
+        return locate_novembre(cache_dir=cache_dir)
     except FileNotFoundError as exc:
         folder = europe_data_dir(cache_dir)
         if not download:

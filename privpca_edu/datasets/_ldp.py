@@ -14,13 +14,32 @@ __all__ = ["ldp_spiked", "ldp_spiked_model", "ldp_spiked_covariance"]
 
 
 def ldp_spiked_covariance(n_features, components, gap):
-    r"""Σ = Δ/(5p(Δ+1))·VVᵀ + 1/(5p(Δ+1))·I and its eigenvalues (leading first).
+    r"""Return Σ = Δ/(5p(Δ+1))·VVᵀ + 1/(5p(Δ+1))·I and its eigenvalues (leading first).
 
     λ₁ = … = λ_k = 1/(5p) and λ_{k+1} = … = λ_p = 1/(5p(Δ+1)), so tr Σ ≤ 1/5.
+
+    Parameters
+    ----------
+    n_features : int
+        p ≥ 2.
+    components : array_like, shape (k, p)
+        Orthonormal rows: Vᵀ, the true directions (as ``components`` of :func:`ldp_spiked`).
+    gap : float
+        Δ > 0.
+
+    Returns
+    -------
+    covariance : ndarray, shape (p, p)
+        Σ.
+    eigenvalues : ndarray, shape (p,)
+        Its eigenvalues, leading first.
     """
     p = check_int(n_features, "n_features", low=2)
     gap = check_positive(gap, "gap")
-    V = np.asarray(components, dtype=np.float64)
+    Vt = np.asarray(components, dtype=np.float64)
+    if Vt.ndim != 2 or Vt.shape[1] != p or Vt.shape[0] >= p:
+        raise ValueError(f"components must be a (k, n_features) = (k, {p}) array with k < {p}, got shape {Vt.shape}")
+    V = Vt.T
     k = V.shape[1]
     base = 1.0 / (5 * p * (gap + 1))
     covariance = gap * base * (V @ V.T) + base * np.eye(p)
@@ -29,10 +48,32 @@ def ldp_spiked_covariance(n_features, components, gap):
 
 
 def ldp_spiked_model(n_features, n_components, *, gap=10.0, support_size=None, random_state=None):
-    """The population of :func:`ldp_spiked` without data: ``(V, Σ, eigenvalues, support)``.
+    """Return the population of :func:`ldp_spiked` without data: ``(components, Σ, eigenvalues, support)``.
 
     Draws V exactly as :func:`ldp_spiked` does with the same ``random_state`` (V is drawn
     first), so experiments can pair a model with a second moment drawn some other way.
+
+    Parameters
+    ----------
+    n_features, n_components : int
+        p and k (1 ≤ k < p).
+    gap : float, default 10.0
+        Δ > 0.
+    support_size : int, optional
+        s with k ≤ s ≤ p for the row-sparse variant.
+    random_state : None, int or Generator
+        Seed or generator; the same value draws the same V as :func:`ldp_spiked`.
+
+    Returns
+    -------
+    components : ndarray, shape (k, p)
+        Vᵀ: the true directions as orthonormal rows (the orientation of ``components_``).
+    covariance : ndarray, shape (p, p)
+        Σ.
+    eigenvalues : ndarray, shape (p,)
+        Eigenvalues of Σ, leading first.
+    support : ndarray or None
+        The s coordinates where V is nonzero (row-sparse variant only).
     """
     p = check_int(n_features, "n_features", low=2)
     k = check_int(n_components, "n_components", low=1, high=p - 1)
@@ -49,8 +90,8 @@ def ldp_spiked_model(n_features, n_components, *, gap=10.0, support_size=None, r
         perm = rng.permutation(p)
         V = V[np.argsort(perm)]  # row j of the stacked matrix moves to position perm[j]
         support = np.sort(perm[:s])
-    covariance, eigenvalues = ldp_spiked_covariance(p, V, gap)
-    return V, covariance, eigenvalues, support
+    covariance, eigenvalues = ldp_spiked_covariance(p, V.T, gap)
+    return V.T.copy(), covariance, eigenvalues, support
 
 
 def ldp_spiked(
@@ -76,7 +117,7 @@ def ldp_spiked(
       standard Gaussian matrix, signs fixed by sign(diag R) (uniform on the Stiefel manifold).
     * **Row-sparse** (``support_size=s``, Algorithm 2's): a random orthonormal s×k block (QR
       of an s×k Gaussian), p − s zero rows stacked beneath it, then a uniformly random row
-      permutation.  ``support`` gives the s nonzero rows.
+      permutation.  ``support`` gives the s nonzero rows of V (the nonzero columns of ``components``).
 
     Parameters
     ----------
@@ -95,11 +136,12 @@ def ldp_spiked(
         matches what the estimators do with ``data_norm=1``); the count is ``info["n_clipped"]``
         (essentially always 0 under this model).
     random_state : None, int or Generator
+        Seed or generator for the model and the samples.
 
     Returns
     -------
     SyntheticData
-        ``X`` (n, p), ``components`` (V, (p, k)), ``covariance`` (Σ), ``eigenvalues``
+        ``X`` (n, p), ``components`` (Vᵀ, (k, p): one direction per row), ``covariance`` (Σ), ``eigenvalues``
         (leading first), ``support`` (row-sparse only), ``info``.
 
     Examples
@@ -108,7 +150,7 @@ def ldp_spiked(
     >>> data.X.shape, data.eigenvalues[:3].round(5).tolist()
     ((1000, 10), [0.02, 0.02, 0.00182])
     >>> sparse = ldp_spiked(500, 40, 3, support_size=6, random_state=0)
-    >>> len(sparse.support), int(np.count_nonzero(np.linalg.norm(sparse.components, axis=1)))
+    >>> len(sparse.support), int(np.count_nonzero(np.linalg.norm(sparse.components, axis=0)))
     (6, 6)
     """
     n = check_int(n_samples, "n_samples", low=1)
@@ -121,13 +163,13 @@ def ldp_spiked(
         raise TypeError(f"clip must be True or False, got {clip!r}")
     rng = as_generator(random_state)
 
-    V, covariance, eigenvalues, support = ldp_spiked_model(p, k, gap=gap, support_size=support_size,
-                                                           random_state=rng)
+    components, covariance, eigenvalues, support = ldp_spiked_model(p, k, gap=gap, support_size=support_size,
+                                                                    random_state=rng)
 
     # x = a·V g + b·z with g ~ N(0, I_k), z ~ N(0, I_p): Cov = a²VVᵀ + b²I = Σ.  O(npk), no p×p root.
     base = 1.0 / (5 * p * (gap + 1))
     a, b = math.sqrt(gap * base), math.sqrt(base)
-    X = a * (rng.standard_normal((n, k)) @ V.T) + b * rng.standard_normal((n, p))
+    X = a * (rng.standard_normal((n, k)) @ components) + b * rng.standard_normal((n, p))
     n_clipped = 0
     if clip:
         norms = np.linalg.norm(X, axis=1)
@@ -136,5 +178,5 @@ def ldp_spiked(
         X[over] /= norms[over, None]
     info = dict(model="Wang & Xu (2019) synthetic", n_samples=n, n_features=p, n_components=k, gap=gap,
                 support_size=support_size, eigengap=gap * base, n_clipped=n_clipped)
-    return SyntheticData(X=X, components=V, covariance=covariance, eigenvalues=eigenvalues, support=support,
+    return SyntheticData(X=X, components=components, covariance=covariance, eigenvalues=eigenvalues, support=support,
                          info=info)

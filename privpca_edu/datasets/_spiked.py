@@ -51,18 +51,20 @@ def spiked_sparse(
     permute : bool
         Place the support at random coordinates instead of the first s*.
     random_state : None, int or Generator
+        Seed or generator for every random draw (population and samples).
 
     Returns
     -------
     SyntheticData
-        ``X``, ``components`` (= Q*), ``covariance`` (= Σ), ``eigenvalues`` (= λ, leading
-        first), ``support``.
+        ``X``, ``components`` (= Q*ᵀ, shape (k, d): one true direction per row, like an
+        estimator's ``components_``), ``covariance`` (= Σ), ``eigenvalues`` (= λ, leading
+        first), ``support`` (the nonzero columns of ``components``).
 
     Examples
     --------
     >>> data = spiked_sparse(200, 30, 2, 5, random_state=0)
     >>> data.X.shape, data.components.shape, data.support.tolist()
-    ((200, 30), (30, 2), [0, 1, 2, 3, 4])
+    ((200, 30), (2, 30), [0, 1, 2, 3, 4])
     """
     model = _spiked_model(n_samples, n_features, n_components, support_size, spike, noise_high, scaling,
                           permute, random_state)
@@ -125,7 +127,7 @@ def _spiked_blocks(model):
 
 def spiked_sparse_scatter(n_samples=100_000, n_features=1000, n_components=5, support_size=10, *, spike=100.0,
                           noise_high=10.0, scaling="unit", permute=False, random_state=None):
-    """The scatter matrix XᵀX of :func:`spiked_sparse` data, accumulated block by block.
+    """Return the scatter matrix XᵀX of :func:`spiked_sparse` data, accumulated block by block.
 
     Same arguments and the same random stream as :func:`spiked_sparse` (so ``scatter`` equals
     ``X.T @ X`` of the data that call would return, up to rounding), but X is never held in
@@ -133,9 +135,30 @@ def spiked_sparse_scatter(n_samples=100_000, n_features=1000, n_components=5, su
     experiments that rerun an algorithm many times on one data set.  ``scaling="max_norm"`` is
     not supported here (it needs every row first).
 
+    Parameters
+    ----------
+    n_samples, n_features, n_components, support_size : int
+        n, d, k and s*, as for :func:`spiked_sparse`.
+    spike, noise_high : float
+        Leading eigenvalue and the upper end of the uniform tail.
+    scaling : {"unit", "none"}
+        Per-row scaling, as for :func:`spiked_sparse` (``"max_norm"`` is refused).
+    permute : bool
+        Place the support at random coordinates instead of the first s*.
+    random_state : None, int or Generator
+        Seed or generator; the same value gives the same data as :func:`spiked_sparse`.
+
     Returns
     -------
-    SyntheticData with ``X=None`` and ``info["scatter"]`` = XᵀX, ``info["n_samples"]`` = n.
+    SyntheticData
+        ``X=None``, ``info["scatter"]`` = XᵀX, ``info["n_samples"]`` = n, and the ground truth
+        as :func:`spiked_sparse` returns it (``components`` of shape (k, d)).
+
+    Examples
+    --------
+    >>> small = spiked_sparse_scatter(200, 30, 2, 5, random_state=0)
+    >>> small.info["scatter"].shape, small.components.shape
+    ((30, 30), (2, 30))
     """
     if scaling == "max_norm":
         raise ValueError("scaling='max_norm' is not supported by spiked_sparse_scatter; use 'none' or 'unit'")
@@ -152,5 +175,5 @@ def _as_data(model, X, **extra_info):
     info = dict(model="spiked_sparse", n_samples=model["n"], n_features=model["d"], n_components=k,
                 support_size=model["s"], spike=model["spike"], noise_high=model["noise_high"],
                 scaling=model["scaling"], **extra_info)
-    return SyntheticData(X=X, components=model["U"][:, :k].copy(), covariance=model["covariance"],
+    return SyntheticData(X=X, components=model["U"][:, :k].T.copy(), covariance=model["covariance"],
                          eigenvalues=model["eigenvalues"], support=model["support"], info=info)

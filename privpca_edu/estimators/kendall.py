@@ -405,7 +405,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
     Examples
     --------
     >>> import numpy as np
-    >>> from privpca_edu.datasets._elliptical import elliptical
+    >>> from privpca_edu.datasets import elliptical
     >>> data = elliptical(2000, 10, family="t", df=1.0, random_state=0)
     >>> est = KendallDPPCA(2, epsilon=0.5, random_state=0).fit(data.X)
     >>> est.components_.shape, round(est.noise_scale_, 6)   # σ = 4√(2 log(1.25/δ))/(nε)

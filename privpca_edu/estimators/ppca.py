@@ -82,14 +82,36 @@ class PPCA(PrivateEstimator):
         """PPCA is pure ε-DP: δ = 0."""
         return 0.0
 
-    def _concentration(self, epsilon, data_norm):
-        """Factor c in p(V) ∝ exp(c · tr(VᵀXᵀXV)); audits override it in a mutant."""
+    def bingham_concentration(self, epsilon, data_norm):
+        r"""Return the factor c in :math:`p(V) \propto \exp(c\,\mathrm{tr}(V^\top X^\top XV))`.
+
+        c = ε/(2B²): the exponential mechanism exp(ε q/(2Δq)) with utility q = tr(VᵀXᵀXV) and
+        sensitivity Δq = B² (class Notes).  Experiments that sample the same law on a cached
+        XᵀX take c from here; the audits' mutants override it.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε > 0.
+        data_norm : float
+            The public row-norm bound B.
+
+        Returns
+        -------
+        float
+            c = ε/(2B²).
+
+        Examples
+        --------
+        >>> PPCA().bingham_concentration(1.0, 2.0)
+        0.125
+        """
         return epsilon / (2.0 * data_norm**2)
 
     def bingham_parameter(self, X):
         """The matrix c·XᵀX of the Bingham law this estimator samples from (non-private)."""
         X, k, epsilon, delta, data_norm = self._prepare(X)
-        return _bingham_matrix(self._concentration(epsilon, data_norm), X.T @ X, epsilon)
+        return _bingham_matrix(self.bingham_concentration(epsilon, data_norm), X.T @ X, epsilon)
 
     def _resolved_sampler(self, k):
         check_option(self.sampler, "sampler", ("auto", "gibbs", "exact"))
@@ -108,7 +130,7 @@ class PPCA(PrivateEstimator):
         X, k, epsilon, delta, data_norm = self._prepare(X)
         if k != 1:
             raise ValueError("sample_components needs n_components=1")
-        A = _bingham_matrix(self._concentration(epsilon, data_norm), X.T @ X, epsilon)
+        A = _bingham_matrix(self.bingham_concentration(epsilon, data_norm), X.T @ X, epsilon)
         return sample_bingham_exact(A, size=check_int(n_draws, "n_draws", low=1), random_state=random_state,
                                     log_ratio=self._log_ratio)
 
@@ -122,7 +144,7 @@ class PPCA(PrivateEstimator):
             _, basis = top_eigenvectors(C, k)
             c = math.inf
         else:
-            c = self._concentration(epsilon, data_norm)
+            c = self.bingham_concentration(epsilon, data_norm)
             if self._resolved_sampler(k) == "exact":
                 basis = sample_bingham_exact(_bingham_matrix(c, C, epsilon), random_state=rng,
                                              log_ratio=self._log_ratio)[:, None]

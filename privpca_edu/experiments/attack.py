@@ -133,7 +133,7 @@ def _population(n_samples, n_features, n_pairs, seed):
         "X_in": _readonly(X_in),
         "replacements": _readonly(replacements),
         "alice": _readonly(alice),
-        "population_direction": _readonly(fix_signs(data.components[:, 0])),
+        "population_direction": _readonly(fix_signs(data.components[0])),
         "statistics": _readonly(stats),
         "sensitivity": parts.sensitivity,
         "convention": parts.convention,

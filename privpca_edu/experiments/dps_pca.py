@@ -80,7 +80,28 @@ def _settings(scale, **overrides):
 
 @functools.lru_cache(maxsize=8)
 def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0, scaling="unit"):
-    """Cached (scatter XᵀX, n, Q*, eigenvalues) of one draw of the §5.1 model (X never stored)."""
+    """Return the cached scatter matrix and truth of one draw of the §5.1 model (X never stored).
+
+    Parameters
+    ----------
+    n_samples, n_features, n_components, support_size : int
+        n, d, k and s* of :func:`~privpca_edu.datasets.spiked_sparse_scatter`.
+    data_seed : int, default 0
+        The data's seed.
+    scaling : {"unit", "none"}, default "unit"
+        Per-row scaling of the records.
+
+    Returns
+    -------
+    scatter : ndarray, shape (d, d)
+        XᵀX (read-only).
+    n_samples : int
+        n.
+    truth : ndarray, shape (k, d)
+        Q*ᵀ: one true direction per row, as ``data.components``.
+    eigenvalues : ndarray, shape (d,)
+        The population eigenvalues, leading first.
+    """
     data = spiked_sparse_scatter(n_samples, n_features, n_components, support_size, scaling=scaling,
                                  random_state=data_seed)
     scatter = data.info["scatter"]
@@ -88,13 +109,56 @@ def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0
     return scatter, n_samples, data.components, data.eigenvalues
 
 
+def _truth_columns(truth, scatter):
+    """The (k, d) ``truth`` as the contiguous (d, k) basis the iterations compare against (a copy).
+
+    Refuses any other shape, so a (d, k) basis passed by mistake raises instead of being read
+    as k = d − … directions (at k = d every basis spans R^d and the distance is 0 either way)."""
+    truth = np.asarray(truth, dtype=np.float64)
+    d = scatter.shape[0]
+    if truth.ndim != 2 or truth.shape[1] != d or truth.shape[0] > d:
+        raise ValueError(f"truth must be the (k, n_features) = (k, {d}) true basis, one direction per row "
+                         f"(as data.components), got shape {truth.shape}")
+    return np.ascontiguousarray(truth.T)
+
+
 def trajectories(scatter, n_samples, truth, *, epsilon, delta, sparsity, n_iter, seeds, calibration="paper",
                  threshold_init=False, noise="independent"):
-    """D(Q(t), Q*) for t = 0..T (t = 0 is the start Q(1)) for each seed: array (n_seeds, T + 1).
+    """Return D(Q(t), Q*) for t = 0..T (t = 0 is the start Q(1)) for each seed.
 
     Exactly Algorithm 1 with one provider holding all n rows; seed s draws the random start and
     the noise, as ``DPSPCA(random_state=s)`` would.
+
+    Parameters
+    ----------
+    scatter : ndarray, shape (d, d)
+        XᵀX (:func:`model_scatter`).
+    n_samples : int
+        n.
+    truth : ndarray, shape (k, d)
+        The true basis, one direction per row (as :func:`model_scatter` returns it); a (d, k)
+        array raises.
+    epsilon, delta : float
+        The privacy budget of the whole run (``epsilon=inf``: no noise).
+    sparsity : int
+        ŝ, the rows kept by each truncation.
+    n_iter : int
+        T.
+    seeds : iterable of int or Generator
+        One run per seed.
+    calibration : str, default "paper"
+        σ's calibration (:func:`~privpca_edu.privacy.dps_pca_sigma`'s ``method``).
+    threshold_init : bool, default False
+        Truncate the random start to ŝ rows.
+    noise : {"independent", "shared"}, default "independent"
+        As :func:`~privpca_edu.estimators.dps_pca.run_dps_pca`.
+
+    Returns
+    -------
+    ndarray, shape (n_seeds, T + 1)
+        ‖sin Θ‖_F of each iterate against the truth.
     """
+    truth = _truth_columns(truth, scatter)
     d, k = truth.shape
     sigma = dps_pca_sigma(epsilon, delta, n_iter, method=calibration)
     out = np.empty((len(seeds), n_iter + 1))
@@ -171,7 +235,7 @@ def figure2_theory(*, epsilons=None, delta=0.01, n_iter=10, n_samples=100_000, n
 
 def _ppca_error(scatter, n_components, epsilon, sweeps, truth, rng):
     # PPCA's law exp(c·tr(VᵀXᵀXV)) with c from the estimator itself (one source of truth)
-    c = PPCA(n_components, epsilon=epsilon)._concentration(epsilon, 1.0)
+    c = PPCA(n_components, epsilon=epsilon).bingham_concentration(epsilon, 1.0)
     V = bingham_gibbs(c * scatter, n_components, sweeps, rng)
     return subspace_distance(V, truth)
 
@@ -186,15 +250,41 @@ def _mod_sulq_error(scatter, n, n_components, epsilon, delta, truth, rng):
 
 def final_error(method, scatter, n_samples, truth, *, epsilon, delta, sparsity=50, n_iter=10, ppca_sweeps=1000,
                 random_state=None):
-    """D(Q̂, Q*) of one run of ``method`` ("DPS-PCA", "PPCA" or "MOD-SuLQ") on a cached scatter matrix.
+    """Return D(Q̂, Q*) of one run of ``method`` on a cached scatter matrix.
 
     One repetition of one point of Fig. 4, as :func:`figure4a` and :func:`figure4b` compute it
     (DPS-PCA's final iterate, PPCA's Gibbs sampler, MOD-SuLQ's noisy covariance), for running the
     grid point by point (``python -m privpca_edu.reproduce dps-pca``).
+
+    Parameters
+    ----------
+    method : {"DPS-PCA", "PPCA", "MOD-SuLQ"}
+        The method.
+    scatter : ndarray, shape (d, d)
+        XᵀX (:func:`model_scatter`).
+    n_samples : int
+        n.
+    truth : ndarray, shape (k, d)
+        The true basis, one direction per row; a (d, k) array raises.
+    epsilon, delta : float
+        The privacy budget.
+    sparsity : int, default 50
+        ŝ (DPS-PCA only).
+    n_iter : int, default 10
+        T (DPS-PCA only).
+    ppca_sweeps : int, default 1000
+        Gibbs sweeps (PPCA only).
+    random_state : None, int or Generator
+        Seeds the start and the noise.
+
+    Returns
+    -------
+    float
+        ‖sin Θ‖_F between the estimate and the truth.
     """
     check_option(method, "method", ("DPS-PCA", "PPCA", "MOD-SuLQ"))
     rng = as_generator(random_state)
-    k = truth.shape[1]
+    k = _truth_columns(truth, scatter).shape[1]
     if method == "DPS-PCA":
         return float(trajectories(scatter, n_samples, truth, epsilon=epsilon, delta=delta, sparsity=sparsity,
                                   n_iter=n_iter, seeds=[rng])[0, -1])
@@ -308,7 +398,7 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
     theorem says nothing) and ``valid`` (the conditions :func:`~privpca_edu.bounds.dps_pca` checks:
     ŝ ≥ s*, α < 1 − γ and a positive success probability).  Vectorised over n: σ depends on ε only.
     """
-    from ..bounds.distributed import _success_probability, dps_pca as thm43
+    from ..bounds import dps_pca as thm43, dps_pca_success_probability
 
     epsilons = np.logspace(-1, 2, 61) if epsilons is None else np.asarray(epsilons, float)
     ns = np.logspace(3, 7, 61) if n_samples is None else np.asarray(n_samples, float)
@@ -326,7 +416,7 @@ def privacy_for_free_map(*, delta, n_iter, n_providers, n_features, n_components
         warnings.simplefilter("ignore", PrivacyWarning)
         sigmas = np.array([dps_pca_sigma(e, delta, n_iter, method=calibration) for e in epsilons])
     alpha = 2 * k * n_providers * sigmas[:, None] * (math.sqrt(sparsity) + math.sqrt(k) + tau) / (ns[None, :] * lamk)
-    success = _success_probability(n_iter, tau, ns, n_features)
+    success = dps_pca_success_probability(n_iter, tau, ns, n_features)
     valid = (alpha < 1 - gamma) & (success[None, :] > 0) & (sparsity >= support_size)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = np.where(valid, gamma / (1 - alpha), np.nan)
@@ -402,6 +492,7 @@ def _lockstep_trajectories(scatter, n, truth, Q1, Z, s_hat, sigma):
     seed's matrix; products, noise, row selection and distances are stacked.  Bit for bit the
     trajectories of :func:`trajectories` (tested)."""
     m, d, k = Q1.shape
+    truth = _truth_columns(truth, scatter)
     T = Z.shape[0]
     out = np.empty((m, T + 1))
     Q = Q1

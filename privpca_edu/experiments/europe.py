@@ -62,7 +62,7 @@ import numpy as np
 from scipy import linalg
 
 from .._validation import check_delta, check_epsilon, check_int, check_option, check_positive
-from ..datasets._europe import SOURCES, europe, europe_data_dir, _locate
+from ..datasets import EUROPE_SOURCES, europe, europe_data_dir, locate_novembre
 from ..subspace import random_orthonormal, subspace_distance, top_eigenvectors
 
 __all__ = [
@@ -75,8 +75,8 @@ __all__ = [
     "nonprivate_map",
     "europe_map",
     "similarity_table",
-    "SPEC_SIMILARITY_TABLE",
-    "SPEC_REFERENCE_VALUES",
+    "NOVEMBRE_SIMILARITY_TABLE",
+    "NOVEMBRE_NONPRIVATE_VALUES",
 ]
 
 #: The methods of the chapter, in picker order.
@@ -89,16 +89,19 @@ METHODS = (
     "SGPCA",
 )
 
-#: Reference values: means over 20 repetitions on the real data (δ = 1e-5), by ε:
-#: (t₀ vs non-private, sph-DPPCA; t₀ AG; ‖sin Θ‖ (largest angle) sph; ‖sin Θ‖ AG).
-SPEC_SIMILARITY_TABLE = {
+#: The similarity table on the real data of Novembre et al. (2008), built as in Kim & Jung (2025,
+#: §4.3): means over 20 releases (δ = 1e-5) by ε of (t₀ vs non-private, spherical Kendall;
+#: t₀, Kim & Jung's Analyze Gauss; ‖sin Θ‖ (largest angle), spherical Kendall; ‖sin Θ‖, Analyze Gauss).
+NOVEMBRE_SIMILARITY_TABLE = {
     0.1: (0.58, 0.49, 0.99, 0.99),
     0.5: (0.89, 0.60, 0.94, 0.99),
     1.0: (0.92, 0.64, 0.88, 0.98),
     2.0: (0.98, 0.73, 0.54, 0.98),
 }
-#: Exact reference values (no noise) on the real data.
-SPEC_REFERENCE_VALUES = {
+#: The noiseless values on the same real data: non-private spherical Kendall against covariance
+#: PCA, both maps against (latitude, longitude), Kendall's top eigenvalues, and the spherical
+#: Kendall noise scale σ at ε = 1, δ = 1e-5.
+NOVEMBRE_NONPRIVATE_VALUES = {
     "sin_theta_kendall_vs_pca": 0.124,
     "t0_kendall_vs_pca": 0.999,
     "t0_pca_vs_geography": 0.737,
@@ -189,15 +192,33 @@ def procrustes_similarity(S, T):
     return float(min(1.0, np.linalg.svd(Sc.T @ Tc, compute_uv=False).sum() / denom))
 
 
+def _plane_columns(V, d, name):
+    """A (2, d) basis (``components_``'s orientation) or a (d, 2) one, as (d, 2) columns.
+
+    The orientation is read against d = X.shape[1], so a wrong shape raises instead of being
+    transposed by a guess (at d = 2 both readings span the whole plane: the scores agree)."""
+    V = np.asarray(V, dtype=np.float64)
+    if V.shape == (2, d):
+        return V.T
+    if V.shape == (d, 2):
+        return V
+    raise ValueError(f"{name} must have shape (2, {d}) (like components_) or ({d}, 2), got {V.shape}")
+
+
 def similarity_scores(components, X, nonprivate_components, coords):
     r"""The three similarity numbers for one estimate of the two leading directions.
 
     Parameters
     ----------
-    components : (2, d) or (d, 2)   the estimate :math:`\bar V` (e.g. ``est.components_``)
-    X : (n, d)                       the data
-    nonprivate_components : (d, 2)   :math:`V_{\rm np}`, the non-private PCA directions
-    coords : (n, 2)                  (latitude, longitude) of each row
+    components : array_like, shape (2, d) or (d, 2)
+        The estimate :math:`\bar V` (e.g. ``est.components_``); d > 2, so the orientation is
+        read from the shape.
+    X : array_like, shape (n, d)
+        The data.
+    nonprivate_components : array_like, shape (2, d) or (d, 2)
+        :math:`V_{\rm np}`, the non-private PCA directions (e.g. ``data.components``).
+    coords : array_like, shape (n, 2)
+        (latitude, longitude) of each row.
 
     Returns
     -------
@@ -207,12 +228,9 @@ def similarity_scores(components, X, nonprivate_components, coords):
         Kim & Jung's loss; ``subspace_distance(kind="max_angle")``), ``t0_geography`` =
         :math:`t_0(X\bar V,\ \text{(lat, long)})`.
     """
-    V = np.asarray(components, dtype=np.float64)
-    if V.shape[0] < V.shape[1]:
-        V = V.T
-    V0 = np.asarray(nonprivate_components, dtype=np.float64)
-    if V0.shape[0] < V0.shape[1]:
-        V0 = V0.T
+    X = np.asarray(X, dtype=np.float64)
+    V = _plane_columns(components, X.shape[1], "components")
+    V0 = _plane_columns(nonprivate_components, X.shape[1], "nonprivate_components")
     S = X @ V
     return {
         "t0_nonprivate": procrustes_similarity(S, X @ V0),
@@ -282,11 +300,11 @@ def _estimator(method, data, epsilon, delta, seed, calibration, radius):
 # cached non-private part
 # ---------------------------------------------------------------------------------------------
 def _data_key(source):
-    check_option(source, "source", SOURCES)
+    check_option(source, "source", EUROPE_SOURCES)
     if source == "synthetic":
         return ("synthetic", None)
     try:
-        folder = _locate(cache_dir=None)
+        folder = locate_novembre(cache_dir=None)
     except FileNotFoundError:
         raise ValueError(
             f"source='novembre' needs the real files on disk (looked in {europe_data_dir()}); call "
@@ -318,8 +336,8 @@ def _centroids(points, labels, populations):
 @functools.lru_cache(maxsize=4)
 def _nonprivate(source, folder, random_state):
     data = _cached_data(source, folder, random_state)
-    V0 = data.components
-    S0 = data.X @ V0
+    V0 = data.components  # (2, d): one direction per row
+    S0 = data.X @ V0.T
     geography = data.coords[:, ::-1]  # (longitude, latitude): x east, y north
     fit = procrustes(S0, geography, scale=False)  # a rigid turn: the map keeps PC units
     display = fit["aligned"] - fit["aligned"].mean(axis=0)
@@ -347,13 +365,21 @@ def _nonprivate(source, folder, random_state):
 
 
 def nonprivate_map(source="synthetic", random_state=0):
-    """The non-private half of the chapter's figure (cached).
+    """Return the non-private half of the chapter's figure (cached).
+
+    Parameters
+    ----------
+    source : {"synthetic", "novembre"}, default "synthetic"
+        The data (:func:`~privpca_edu.datasets.europe`); ``"novembre"`` needs the real files on
+        disk.
+    random_state : int, default 0
+        The Haar rotation of the data.
 
     Returns
     -------
     dict
         ``data`` (:class:`~privpca_edu.datasets.EuropeData`), ``source`` (its label),
-        ``components`` (d × 2, the non-private PCA directions), ``nonprivate`` (n × 2: the
+        ``components`` (2 × d, the non-private PCA directions as rows), ``nonprivate`` (n × 2: the
         scores :math:`XV_{\\rm np}`, centred and turned rigidly — rotation or reflection, no
         scaling — to line up with (longitude, latitude), in PC units; Novembre et al. turned
         theirs by −16°), ``nonprivate_centroids`` (one row per population), ``geography`` (n × 2

@@ -88,11 +88,11 @@ def _frozen(a):
 @dataclass(frozen=True)
 class _SpikedData:
     X: np.ndarray
-    components: np.ndarray  # true leading subspace (d, k)
+    components: np.ndarray  # true leading subspace (k, d): one direction per row
     second_moment: np.ndarray  # XᵀX/n, as AnalyzeGauss/ModSuLQ compute it (release_parts)
     gram: np.ndarray  # XᵀX, as PPCA's Bingham parameter is built from it (concentration 1)
     eigenvalues: np.ndarray  # of XᵀX/n, descending
-    pca_basis: np.ndarray  # top-k eigenvectors of XᵀX/n
+    pca_basis: np.ndarray  # top-k eigenvectors of XᵀX/n as columns (d, k), a basis as in subspace
     pca_error: float  # ‖sin Θ‖_F(PCA, truth): sampling error
     eigengap: float  # λ_k − λ_{k+1} of XᵀX/n
 

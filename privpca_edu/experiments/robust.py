@@ -40,7 +40,7 @@ from scipy import stats
 from ..bounds.robust import kendall_breakdown, kendall_dppca_thm34, kendall_population_eigenvalues
 from .._validation import (PrivacyWarning, check_int, check_option, as_generator, clip_rows,
                            single_threaded_blas)
-from ..datasets._elliptical import elliptical, outlier_direction, spike_directions
+from ..datasets import elliptical, outlier_direction, spike_directions
 from ..estimators.covariance import AnalyzeGauss
 from ..estimators.robust import (NSGGD, SGPCA, KendallDPPCA, NonPrivateAnalyzeGaussReplication, kendall_tau_matrix,
                                  nsggd_noise_scale)
@@ -60,6 +60,7 @@ __all__ = [
     "error_vs_epsilon",
     "figure5",
     "heavy_tails_explorer",
+    "precompute_explorer_bounds",
     "breakdown_demo",
     "DF_OPTIONS",
     "clear_caches",
@@ -109,7 +110,7 @@ def _noisy_matrix_losses(est, X, truth, epsilons, delta, rng):
     parts = est.release_parts(X)
     d = parts.statistic.shape[0]
     E0 = symmetric_noise(d, 1.0, convention=parts.convention, random_state=rng)
-    k = truth.shape[1]
+    k = truth.shape[0]
     out = []
     for eps in epsilons:
         sigma = gaussian_sigma(parts.sensitivity, eps, delta, method=est.calibration)
@@ -119,15 +120,42 @@ def _noisy_matrix_losses(est, X, truth, epsilons, delta, rng):
 
 def method_losses(X, truth, epsilons=(1.0,), delta=1e-5, *, methods=METHODS, baselines="paper",
                   calibration="classic", random_state=0):
-    """Loss of every method on one data set, for each ε (dict method → array over ε).
+    """Return the loss of every method on one data set, for each ε.
 
-    The building block of the figure functions; ``random_state`` seeds the privacy noise (and
-    NSGGD's start) independently per method.
+    The building block of the figure functions.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        The data.
+    truth : ndarray, shape (k, d)
+        The true basis, one direction per row (as ``data.components``); a (d, k) array raises.
+    epsilons : sequence of float, default (1.0,)
+        The ε values.
+    delta : float, default 1e-5
+        δ.
+    methods : sequence of str, default METHODS
+        Which methods to run (entries of :data:`METHODS`).
+    baselines : {"paper", "private"}, default "paper"
+        Kim & Jung's non-private Analyze Gauss replication, or the private one.
+    calibration : str, default "classic"
+        The Gaussian calibration of the noisy-matrix methods.
+    random_state : int, default 0
+        Seeds the privacy noise (and NSGGD's start) independently per method.
+
+    Returns
+    -------
+    dict
+        Method → list of losses (sine of the largest principal angle), one per ε.
     """
     check_option(baselines, "baselines", ("paper", "private"))
     epsilons = tuple(float(e) for e in np.atleast_1d(epsilons))
-    k = truth.shape[1]
     d = X.shape[1]
+    truth = np.asarray(truth, dtype=np.float64)
+    if truth.ndim != 2 or truth.shape[1] != d or truth.shape[0] > d:
+        raise ValueError(f"truth must be the (k, n_features) = (k, {d}) true basis, one direction per row "
+                         f"(as data.components), got shape {truth.shape}")
+    k = truth.shape[0]
     seeds = np.random.SeedSequence(random_state if random_state is not None else 0).spawn(len(METHODS))
     rngs = dict(zip(METHODS, (np.random.default_rng(s) for s in seeds)))
     out = {}
@@ -292,7 +320,7 @@ def _coupled_data(n, d, df, contamination, seed):
     Cached: the key holds everything the data depend on.
     """
     rng = np.random.default_rng([seed, 9091])
-    V = spike_directions(d, 2)
+    V = spike_directions(d, 2).T  # (d, 2): the spikes as columns, for the products below
     lam = np.asarray(_SPIKES)
     W = rng.standard_normal((n, d))
     q = rng.uniform(size=n)
@@ -301,7 +329,7 @@ def _coupled_data(n, d, df, contamination, seed):
     X = W + ((W @ V) * (np.sqrt(lam) - 1.0)) @ V.T
     if not math.isinf(df):
         X /= np.sqrt(stats.chi2.ppf(q, df) / df)[:, None]
-    u = outlier_direction(V)
+    u = outlier_direction(V.T)
     m = int(round(contamination * n))
     out = order[:m]
     kappa = 10.0 * lam[0]
@@ -408,6 +436,26 @@ def _nsggd_lockstep(inputs, epsilon, delta):
             Q, Rq = np.linalg.qr(Vn)
             V = Q * np.where(np.diagonal(Rq, axis1=1, axis2=2) < 0, -1.0, 1.0)[:, None, :]
     return np.array([fix_signs(v) for v in V]), sigma * data_norm  # σ in the units of X, as NSGGD.noise_scale_
+
+
+def precompute_explorer_bounds(n_features=10, dfs=None):
+    """Compute and cache the population eigenvalues behind :func:`heavy_tails_explorer`'s bound.
+
+    Theorem 3.4's bound needs the eigenvalues of the population Kendall matrix, a Monte-Carlo
+    estimate (50 000 draws) for each transform and ν; the first explorer call at a new ν pays
+    for it.  A dashboard calls this once before its first slider move.
+
+    Parameters
+    ----------
+    n_features : int, default 10
+        d, as passed to :func:`heavy_tails_explorer`.
+    dfs : sequence of float, optional
+        The degrees of freedom ν to prepare (default :data:`DF_OPTIONS`, the slider's values).
+    """
+    d = check_int(n_features, "n_features", low=4)
+    for df in DF_OPTIONS if dfs is None else dfs:
+        for kind in ("spherical", "winsorized"):
+            _population_eigs(d, kind, float(df))
 
 
 @functools.lru_cache(maxsize=16)

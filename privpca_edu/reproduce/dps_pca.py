@@ -59,7 +59,7 @@ def trajectory_task(seed, *, data, epsilon, delta, sparsity, n_iter):
 def final_error_task(seed, *, data, method, epsilon, delta, sparsity, n_iter, ppca_sweeps):
     """Final D of one method in one repetition (Fig. 4)."""
     scatter, n, truth, _ = ex.model_scatter(**data)
-    return ex.final_error(method, scatter, n, truth, epsilon=epsilon, delta=delta, sparsity=min(sparsity, len(truth)),
+    return ex.final_error(method, scatter, n, truth, epsilon=epsilon, delta=delta, sparsity=min(sparsity, scatter.shape[0]),
                           n_iter=n_iter, ppca_sweeps=ppca_sweeps, random_state=np.random.default_rng(seed))
 
 

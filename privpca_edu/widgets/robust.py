@@ -30,9 +30,7 @@ def heavy_tails_dashboard(contamination=0.0, df=math.inf, epsilon=1.0, delta=1e-
 
     Twin: :func:`privpca_edu.experiments.robust.heavy_tails_explorer` (same keyword arguments).
     """
-    for value in robust_experiments.DF_OPTIONS:  # warm the bound's Monte-Carlo cache once
-        for kind in ("spherical", "winsorized"):
-            robust_experiments._population_eigs(n_features, kind, value)
+    robust_experiments.precompute_explorer_bounds(n_features)  # the bound's Monte-Carlo cache, once
     controls = {
         "contamination": C.contamination_slider(contamination, max=0.3, description="outliers (fraction η)"),
         "df": W.SelectionSlider(options=DF_LABELS, value=df, description="t degrees of freedom ν",

@@ -16,7 +16,7 @@ def test_ldp_spiked_dense_model():
     base = 1 / (5 * p * (gap + 1))
     np.testing.assert_allclose(data.eigenvalues, [1 / (5 * p)] * k + [base] * (p - k), rtol=1e-12)
     np.testing.assert_allclose(np.linalg.eigvalsh(data.covariance)[::-1], data.eigenvalues, atol=1e-15)
-    np.testing.assert_allclose(data.components.T @ data.components, np.eye(k), atol=1e-12)
+    np.testing.assert_allclose(data.components @ data.components.T, np.eye(k), atol=1e-12)
     assert np.trace(data.covariance) <= 0.2 + 1e-15
     assert np.linalg.norm(data.X, axis=1).max() <= 1 + 1e-12 and data.info["n_clipped"] == 0
     S = data.X.T @ data.X / 20_000
@@ -27,7 +27,7 @@ def test_ldp_spiked_dense_model():
 
 def test_ldp_spiked_sparse_model_and_reproducibility():
     data = ldp_spiked(100, 40, 3, gap=1.0, support_size=6, random_state=1)
-    nonzero = np.flatnonzero(np.linalg.norm(data.components, axis=1) > 0)
+    nonzero = np.flatnonzero(np.linalg.norm(data.components, axis=0) > 0)
     np.testing.assert_array_equal(nonzero, data.support)
     assert len(data.support) == 6 and not np.array_equal(data.support, np.arange(6))  # permuted
     V, Sigma, eig, support = ldp_spiked_model(40, 3, gap=1.0, support_size=6, random_state=1)

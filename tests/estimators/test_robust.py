@@ -15,7 +15,7 @@ import pytest
 import privpca_edu as pp
 from privpca_edu import audit, privacy
 from privpca_edu.audit import mutants
-from privpca_edu.datasets._elliptical import elliptical, outlier_direction, spike_directions
+from privpca_edu.datasets import elliptical, outlier_direction, spike_directions
 from privpca_edu.estimators import kendall as kendall_module
 from privpca_edu.estimators.robust import (
     NSGGD,
@@ -675,7 +675,7 @@ def test_bad_data():
 def test_elliptical_generator():
     d = 10
     V = spike_directions(d)
-    assert np.allclose(V.T @ V, np.eye(2)) and np.count_nonzero(V[:, 0]) == 5
+    assert V.shape == (2, d) and np.allclose(V @ V.T, np.eye(2)) and np.count_nonzero(V[0]) == 5
     u = outlier_direction(V)
     assert np.allclose(u, np.r_[1, -1, np.zeros(8)] / math.sqrt(2))
     g = elliptical(20_000, d, random_state=0)

@@ -27,7 +27,8 @@ BOOK = dict(n_samples=20_000, n_features=200, n_components=5, support_size=10)
 def _straightforward(epsilon, delta, sparsity, n_iter, n_providers, threshold_init, calibration, n_seeds):
     scatter, n, truth, _ = ex.model_scatter(BOOK["n_samples"], BOOK["n_features"], BOOK["n_components"],
                                             BOOK["support_size"], 0)
-    d, k = truth.shape
+    columns = np.ascontiguousarray(truth.T)  # truth is (k, d); the iterates are (d, k)
+    d, k = columns.shape
     sizes = np.full(n_providers, n // n_providers)
     sizes[: n - sizes.sum()] += 1
 
@@ -38,7 +39,7 @@ def _straightforward(epsilon, delta, sparsity, n_iter, n_providers, threshold_in
             Q1 = initial_basis("random", d, k, sparsity, threshold_init, rng)
             history, _ = run_dps_pca([scatter / providers] * providers, sizes, Q1, sparsity, n_iter, sigma,
                                      random_state=rng, total_scatter=scatter)
-            out[seed] = [_sin_theta(Q, truth) for Q in history]
+            out[seed] = [_sin_theta(Q, columns) for Q in history]
         return out
 
     private = runs(dps_pca_sigma(epsilon, delta, n_iter, method=calibration), n_providers, sizes)

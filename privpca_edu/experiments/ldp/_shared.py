@@ -50,8 +50,10 @@ def _stream(seed, *keys):
 # ---------------------------------------------------------------------------------------------
 @lru_cache(maxsize=64)
 def _model(n_features, n_components, gap, support_size, seed):
-    V, Sigma, eigenvalues, support = ldp_spiked_model(n_features, n_components, gap=gap, support_size=support_size,
-                                                      random_state=_stream(seed, "model"))
+    components, Sigma, eigenvalues, support = ldp_spiked_model(n_features, n_components, gap=gap,
+                                                               support_size=support_size,
+                                                               random_state=_stream(seed, "model"))
+    V = np.ascontiguousarray(components.T)  # (p, k): the true directions as columns, for the products here
     return _frozen(V), _frozen(Sigma), _frozen(eigenvalues), None if support is None else _frozen(support)
 
 
@@ -125,8 +127,8 @@ def second_moment(n_samples, n_features, n_components, *, gap=10.0, support_size
     Returns
     -------
     dict
-        ``second_moment`` (read-only), ``components`` (true V), ``covariance``, ``eigenvalues``,
-        ``support``, ``method``.
+        ``second_moment`` (read-only), ``components`` (the true basis Vᵀ, shape (k, p): one
+        direction per row), ``covariance``, ``eigenvalues``, ``support``, ``method``.
     """
     n = check_int(n_samples, "n_samples", low=1)
     p = check_int(n_features, "n_features", low=2)
@@ -137,7 +139,7 @@ def second_moment(n_samples, n_features, n_components, *, gap=10.0, support_size
     check_option(method, "method", _METHODS)
     S, used = _second_moment_cached(n, p, k, float(gap), s, seed, method)
     V, Sigma, eigenvalues, support = _model(p, k, float(gap), s, seed)
-    return dict(second_moment=S, components=V, covariance=Sigma, eigenvalues=eigenvalues, support=support,
+    return dict(second_moment=S, components=V.T, covariance=Sigma, eigenvalues=eigenvalues, support=support,
                 method=used)
 
 

@@ -48,7 +48,7 @@ def _errors_now(kind, n, p, k, s, gap, epsilon, delta, calibration, n_repeats, s
     numbers with :func:`_errors_batch` (the tests compare the two: the same draws and notes, the
     same errors to rounding, and to the ADMM's stopping-rule tolerance for Algorithm 2)."""
     data = second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
-    S, V = np.asarray(data["second_moment"]), np.asarray(data["components"])
+    S, V = np.asarray(data["second_moment"]), np.asarray(data["components"]).T
     iters = None
     if kind == "central":
         errors = _central_errors(S, n, V, epsilon, delta, calibration, n_repeats, seed)
@@ -93,7 +93,7 @@ def _sparse_solutions(released, k, lams, est, n_threads):
 @lru_cache(maxsize=512)
 def _nonprivate_error(n, p, k, s, gap, seed):
     data = second_moment(n, p, k, gap=gap, support_size=s, random_state=seed)
-    return _pca_error(np.asarray(data["second_moment"]), np.asarray(data["components"]))
+    return _pca_error(np.asarray(data["second_moment"]), np.asarray(data["components"]).T)
 
 
 def _errors_batch(kind, ns, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed):
@@ -108,7 +108,7 @@ def _errors_batch(kind, ns, p, k, s, gap, epsilon, delta, calibration, n_repeats
     if kind == "nonprivate":
         return [(_frozen(np.array([_nonprivate_error(n, p, k, s, gap, seed)])), None, ()) for n in ns]
     data = [second_moment(n, p, k, gap=gap, support_size=s, random_state=seed) for n in ns]
-    V = np.asarray(data[0]["components"])
+    V = np.asarray(data[0]["components"]).T
     if kind == "central":
         ag = AnalyzeGauss(k, epsilon=epsilon, delta=delta, calibration=calibration)
         for n, dat in zip(ns, data):

@@ -69,7 +69,7 @@ def effective_sample_size(epsilons=(1.0, 2.0, 4.0, 8.0), n_values=None, *, setti
         for j, n in enumerate(n_values):
             data = second_moment(max(n, p), p, k, gap=gap, random_state=seed) if n < p else \
                 second_moment(n, p, k, gap=gap, random_state=seed)
-            S, V = np.asarray(data["second_moment"]), np.asarray(data["components"])
+            S, V = np.asarray(data["second_moment"]), np.asarray(data["components"]).T
             nonpriv[j] = _pca_error(S, V)
             for i, eps in enumerate(eps_values):
                 e_l, _ = _ldp_errors(S, n, V, "dense", eps, delta, calibration, n_repeats, seed, {})

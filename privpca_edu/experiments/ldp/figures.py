@@ -45,7 +45,7 @@ def _setting_at(base, x_name, x, curve_name, c):
 @lru_cache(maxsize=512)
 def _curve_cached(algorithm, n, p, k, s, gap, epsilon, delta, calibration, n_repeats, seed, solver_items, method):
     data = second_moment(n, p, k, gap=gap, support_size=s, random_state=seed, method=method)
-    S, V = np.asarray(data["second_moment"]), np.asarray(data["components"])
+    S, V = np.asarray(data["second_moment"]), np.asarray(data["components"]).T
     with _Notes() as notes:
         errs, iters = _ldp_errors(S, n, V, algorithm, epsilon, delta, calibration, n_repeats, seed, dict(solver_items))
     return errs, iters, _pca_error(S, V), tuple(notes.messages)

@@ -9,8 +9,8 @@ from scipy import stats
 from privpca_edu import PCA, datasets, subspace_distance
 
 
-def nonzero_rows(M):
-    return np.flatnonzero(np.any(M != 0, axis=1))
+def nonzero_columns(M):
+    return np.flatnonzero(np.any(M != 0, axis=0))
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def small():
 def test_shapes_and_container(small):
     data = small
     assert data.X.shape == (500, 30)
-    assert data.components.shape == (30, 3)
+    assert data.components.shape == (3, 30)  # (k, d): one direction per row, like components_
     assert data.covariance.shape == (30, 30)
     assert data.eigenvalues.shape == (30,)
     assert data.n_samples == 500 and data.n_features == 30 and data.n_components == 3
@@ -32,8 +32,8 @@ def test_shapes_and_container(small):
 def test_components_orthonormal_with_exact_support(small):
     data = small
     Q = data.components
-    np.testing.assert_allclose(Q.T @ Q, np.eye(3), atol=1e-12)
-    assert np.array_equal(nonzero_rows(Q), data.support)
+    np.testing.assert_allclose(Q @ Q.T, np.eye(3), atol=1e-12)
+    assert np.array_equal(nonzero_columns(Q), data.support)
     assert data.support.tolist() == list(range(8))  # permute=False: the first s* coordinates
 
 
@@ -51,7 +51,7 @@ def test_covariance_is_U_Lambda_Ut(small):
     np.testing.assert_allclose(S, S.T, atol=1e-12)
     np.testing.assert_allclose(np.linalg.eigvalsh(S), np.sort(data.eigenvalues), atol=1e-10)
     # Σ Q* = 100 Q*: the components are eigenvectors with the spike eigenvalue
-    np.testing.assert_allclose(S @ data.components, 100.0 * data.components, atol=1e-10)
+    np.testing.assert_allclose(S @ data.components.T, 100.0 * data.components.T, atol=1e-10)
     # and they are the top-k eigenspace (gap 100 vs ≤ 10, so eigh resolves it to rounding)
     w, V = np.linalg.eigh(S)
     assert subspace_distance(V[:, -3:], data.components) < 1e-10
@@ -97,9 +97,9 @@ def test_permute_moves_the_support():
     assert data.support.size == 6
     assert data.support.tolist() != list(range(6))
     assert np.array_equal(data.support, np.sort(data.support))
-    assert np.array_equal(nonzero_rows(data.components), data.support)
-    np.testing.assert_allclose(data.components.T @ data.components, np.eye(2), atol=1e-12)
-    np.testing.assert_allclose(data.covariance @ data.components, 100.0 * data.components, atol=1e-10)
+    assert np.array_equal(nonzero_columns(data.components), data.support)
+    np.testing.assert_allclose(data.components @ data.components.T, np.eye(2), atol=1e-12)
+    np.testing.assert_allclose(data.covariance @ data.components.T, 100.0 * data.components.T, atol=1e-10)
 
 
 def test_scalings_are_per_row_maps_of_the_raw_data():
