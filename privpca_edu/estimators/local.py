@@ -48,7 +48,7 @@ from .._validation import (
     clip_rows,
     single_threaded_blas,
 )
-from ..privacy import LOCAL_CALIBRATIONS, local_noise_scale, symmetric_noise  # noqa: F401 (re-exported)
+from ..privacy import LOCAL_CALIBRATIONS, local_noise_scale, symmetric_noise
 from ..subspace import _fantope_project, top_eigenvectors
 from ._base import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT, PrivateEstimator, StrOptions
 from ._bingham import _fmt_seconds  # the duration wording of the Gibbs sampler's cost warning
@@ -58,7 +58,6 @@ __all__ = [
     "LocalGaussianPCA",
     "LocalSparsePCA",
     "local_gaussian_report",
-    "local_noise_scale",
     "fantope_admm",
     "soft_threshold",
     "default_sparse_penalty",
@@ -254,7 +253,7 @@ class LocalGaussianPCA(PrivateEstimator):
         epsilon, delta, data_norm = self._validate_privacy()
         check_option(self.calibration, "calibration", tuple(LOCAL_CALIBRATIONS))
         cal = local_noise_scale(epsilon, delta, data_norm, self.calibration, self.sensitivity)
-        if warn and (not cal["is_private"] or cal["under_calibrated"]) and not math.isinf(epsilon):
+        if warn and not cal.is_private and not math.isinf(epsilon):
             warnings.warn(cal["note"], PrivacyWarning, stacklevel=caller_stacklevel())
         return epsilon, delta, data_norm, cal
 

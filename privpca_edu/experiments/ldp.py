@@ -46,8 +46,8 @@ from .._validation import check_delta, check_epsilon, check_int, check_option, c
 from ..datasets import ldp_spiked_model
 from ..estimators import AnalyzeGauss
 from ..estimators.local import (LocalGaussianPCA, LocalSparsePCA, check_solver_params, default_sparse_penalty,
-                               fantope_admm, local_noise_scale)
-from ..privacy import analyze_gauss_noise_scale, symmetric_noise
+                               fantope_admm)
+from ..privacy import analyze_gauss_noise_scale, local_noise_scale, symmetric_noise
 from ..subspace import (sin_theta, random_subspace_distance, subspace_distance, thin_qr, top_eigenvectors,
                         truncate_rows)
 from ._lockstep import ddot_rows

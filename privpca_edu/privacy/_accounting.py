@@ -1,11 +1,18 @@
-r"""A privacy budget that many releases draw on: :class:`BudgetAccountant`.
+r"""Composition and accounting: many releases from the same data, one budget.
+
+* The composition theorems: :func:`compose_basic`, :func:`compose_advanced` [DRV10]_, zero-
+  concentrated DP (:func:`zcdp_rho`, :func:`zcdp_to_dp`) [BS16]_; the exact composition of
+  Gaussian releases is Gaussian DP (:func:`~privpca_edu.privacy.check_gaussian_guarantee`).
+* The per-step σ of T adaptive Gaussian steps: :func:`iterative_gaussian_sigma` and its methods
+  :data:`ITERATIVE_CALIBRATIONS`.
+* A privacy budget that many releases draw on: :class:`BudgetAccountant`.
 
 Every release from the same data spends part of one budget (ε, δ).  An accountant keeps the
 running total of a session's releases under a composition theorem and refuses, *before any
 noise is drawn*, a fit that would take the total past the budget::
 
     from privpca_edu import AnalyzeGauss
-    from privpca_edu.accounting import BudgetAccountant
+    from privpca_edu.privacy import BudgetAccountant
 
     acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
     AnalyzeGauss(2, epsilon=0.5, accountant=acc).fit(X)   # spends its privacy_ record
@@ -17,8 +24,8 @@ accountant whether the release it was asked for (its ``epsilon`` and ``delta``) 
 ``privacy_`` actually proves.  Neighbouring relation: replace one record, as everywhere in the
 package; all releases are assumed to be computed from the same data set (or overlapping ones).
 
-Compositions (``composition=``)
--------------------------------
+Compositions of a :class:`BudgetAccountant` (``composition=``)
+--------------------------------------------------------------
 ``"basic"``
     (Σεᵢ, Σδᵢ) [DR14]_ Theorem 3.16.
 ``"advanced"``
@@ -41,22 +48,192 @@ References
 ----------
 .. [DR14] C. Dwork and A. Roth, *The Algorithmic Foundations of Differential Privacy*, 2014.
 .. [DRV10] C. Dwork, G. Rothblum and S. Vadhan, "Boosting and differential privacy", FOCS 2010.
+.. [BS16] M. Bun and T. Steinke, "Concentrated differential privacy", TCC 2016.
 .. [KOV15] P. Kairouz, S. Oh and P. Viswanath, "The composition theorem for differential
    privacy", ICML 2015.
 .. [DRS19] J. Dong, A. Roth and W. Su, "Gaussian differential privacy", 2019.
+.. [GWWL18] J. Ge, Z. Wang, M. Wang and H. Liu, "Minimax-optimal privacy-preserving sparse PCA
+   in distributed systems", AISTATS 2018 (DPS-PCA).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
+import numpy as np
 from scipy import optimize
 
-from ._validation import check_delta, check_epsilon, check_option, check_positive
-from .privacy import gdp_delta, gdp_epsilon
+from .._validation import (
+    PrivacyWarning,
+    caller_stacklevel,
+    check_delta,
+    check_epsilon,
+    check_int,
+    check_option,
+    check_positive,
+)
+from ._gaussian import _analytic_sigma, _finite_sigma, gaussian_mu_bound, gdp_delta, gdp_epsilon
 
-__all__ = ["BudgetAccountant", "BudgetExceededError", "Spend", "COMPOSITIONS", "gaussian_mu_bound"]
+__all__ = [
+    "compose_basic",
+    "compose_advanced",
+    "zcdp_rho",
+    "zcdp_to_dp",
+    "iterative_gaussian_sigma",
+    "ITERATIVE_CALIBRATIONS",
+    "BudgetAccountant",
+    "BudgetExceededError",
+    "Spend",
+    "COMPOSITIONS",
+    "pld_epsilon",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Composition
+# ---------------------------------------------------------------------------------------------
+def compose_basic(epsilon_step, delta_step, n_steps):
+    """Basic composition: T mechanisms that are each (ε₀, δ₀)-DP are (Tε₀, Tδ₀)-DP.
+
+    δ₀ must lie in [0, 1).  The total δ is capped at 1: every mechanism is (ε, 1)-DP, so a
+    total Tδ₀ ≥ 1 is returned as 1.0 (a vacuous guarantee, never a "probability" above 1).
+
+    >>> compose_basic(0.1, 0.5, 3)
+    (0.30000000000000004, 1.0)
+    """
+    epsilon_step = check_epsilon(epsilon_step, "epsilon_step")
+    delta_step = check_delta(delta_step, "delta_step", allow_zero=True)
+    n_steps = check_int(n_steps, "n_steps", low=1)
+    return n_steps * epsilon_step, min(1.0, n_steps * delta_step)
+
+
+def compose_advanced(epsilon_step, delta_step, n_steps, delta_slack):
+    r"""Advanced composition [DRV10]_.
+
+    T adaptive (ε₀, δ₀)-DP mechanisms are (ε′, Tδ₀ + δ′)-DP for every δ′ > 0, with
+    :math:`\varepsilon' = \varepsilon_0\sqrt{2T\ln(1/\delta')} + T\varepsilon_0(e^{\varepsilon_0} - 1)`.
+    When ε′ is beyond the largest float (ε₀ ≳ 700) it is returned as ``inf`` (a vacuous bound:
+    basic composition, :func:`compose_basic`, is then the useful one).  The total δ is capped at
+    1 (vacuous), as in :func:`compose_basic`.
+    """
+    epsilon_step = check_epsilon(epsilon_step, "epsilon_step")
+    delta_step = check_delta(delta_step, "delta_step", allow_zero=True)
+    n_steps = check_int(n_steps, "n_steps", low=1)
+    delta_slack = check_delta(delta_slack, "delta_slack")
+    return _advanced_epsilon(epsilon_step, n_steps, delta_slack), min(1.0, n_steps * delta_step + delta_slack)
+
+
+def _advanced_epsilon(e0, T, delta_slack):
+    """ε′ of advanced composition, inf when it is beyond the floats (no OverflowError)."""
+    if e0 > 700.0:
+        return math.inf
+    with np.errstate(over="ignore"):
+        return float(e0 * math.sqrt(2 * T * -math.log(delta_slack)) + np.float64(T) * e0 * math.expm1(e0))
+
+
+def zcdp_rho(sensitivity, sigma, n_steps=1):
+    """ρ of T Gaussian mechanisms under zero-concentrated DP [BS16]_: ρ = TΔ²/(2σ²)."""
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    sigma = check_positive(sigma, "sigma", allow_inf=True)
+    n_steps = check_int(n_steps, "n_steps", low=1)
+    return n_steps * sensitivity**2 / (2 * sigma**2)
+
+
+def zcdp_to_dp(rho, delta):
+    r"""Convert ρ-zCDP to (ε, δ)-DP: :math:`\varepsilon = \rho + 2\sqrt{\rho\ln(1/\delta)}` [BS16]_."""
+    rho = check_positive(rho, "rho", allow_zero=True)
+    delta = check_delta(delta)
+    return rho + 2 * math.sqrt(rho * -math.log(delta))
+
+
+#: Calibrations of T adaptive Gaussian steps offered by :func:`iterative_gaussian_sigma`, with a
+#: one-line description each (the book prints this table).
+ITERATIVE_CALIBRATIONS = {
+    "paper": "DPS-PCA's σ = ΔT√(2 log(2T/δ))/ε: basic composition of ε/T, δ/T steps with a log(2/δ′) Gaussian mechanism",
+    "classic": "basic composition of ε/T, δ/T steps, classic σ = Δ√(2 log(1.25T/δ))·T/ε",
+    "analytic_basic": "basic composition of ε/T, δ/T steps, each step calibrated by the analytic Gaussian mechanism",
+    "advanced": "advanced composition (δ/2 slack), each step calibrated by the analytic Gaussian mechanism",
+    "zcdp": "zero-concentrated DP: ρ adds up over steps, converted once to (ε, δ)",
+    "analytic_exact": "exact: T Gaussian steps equal one Gaussian mechanism with sensitivity Δ√T (Gaussian DP)",
+}
+
+
+def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper"):
+    r"""Per-step σ so that T adaptive Gaussian steps are (ε, δ)-DP *in total*.
+
+    Each step releases a statistic of ℓ2 sensitivity Δ plus ``N(0, σ²)`` noise; the next step
+    may depend on earlier releases.  The methods (``ITERATIVE_CALIBRATIONS``) are all valid
+    and differ in how tightly they account:
+
+    ================  ================================================================
+    ``"paper"``       :math:`\Delta T\sqrt{2\log(2T/\delta)}/\varepsilon` [GWWL18]_, line 3
+    ``"classic"``     :math:`\Delta T\sqrt{2\log(1.25T/\delta)}/\varepsilon`
+    ``"analytic_basic"`` analytic σ at (ε/T, δ/T), times Δ
+    ``"advanced"``    advanced composition with δ′ = δ/2 and δ₀ = δ/(2T); ε₀ solved numerically
+    ``"zcdp"``        :math:`\sigma = \Delta\sqrt{T/(2\rho^*)}`, :math:`\sqrt{\rho^*} = \sqrt{\log(1/\delta)+\varepsilon} - \sqrt{\log(1/\delta)}`
+    ``"analytic_exact"`` analytic σ for sensitivity :math:`\Delta\sqrt T` (exact for Gaussians)
+    ================  ================================================================
+
+    ``"paper"`` and ``"classic"`` need the per-step ε/T < 1 (classic proof); a
+    :class:`PrivacyWarning` is issued otherwise.
+
+    Examples
+    --------
+    >>> round(iterative_gaussian_sigma(2.0, 1.0, 0.3, 10), 3)
+    57.963
+    >>> round(iterative_gaussian_sigma(2.0, 1.0, 0.3, 10, method="analytic_exact"), 2)
+    4.37
+    """
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    n_steps = check_int(n_steps, "n_steps", low=1)
+    check_option(method, "method", tuple(ITERATIVE_CALIBRATIONS))
+    if math.isinf(epsilon):
+        return 0.0
+    T = n_steps
+    if method in ("paper", "classic"):
+        if epsilon / T >= 1:
+            warnings.warn(
+                f"per-step epsilon/T = {epsilon / T:g} >= 1: the classic Gaussian-mechanism proof "
+                "behind this calibration does not hold; use calibration='analytic_exact'",
+                PrivacyWarning,
+                stacklevel=caller_stacklevel(),
+            )
+        const = 2.0 if method == "paper" else 1.25
+        return _finite_sigma(sensitivity * T * math.sqrt(2 * (math.log(const * T) - math.log(delta))) / epsilon, sensitivity,
+                             epsilon)
+    if method == "analytic_basic":
+        return _analytic_sigma(sensitivity, epsilon / T, delta / T)
+    if method == "analytic_exact":
+        return _analytic_sigma(sensitivity * math.sqrt(T), epsilon, delta)
+    if method == "zcdp":
+        L = -math.log(delta)  # not log(1/δ): 1/δ overflows for a subnormal δ
+        # √ρ = √(L + ε) − √L, written without cancellation (tiny ε would give ρ = 0)
+        sqrt_rho = epsilon / (math.sqrt(L + epsilon) + math.sqrt(L))
+        if sqrt_rho == 0.0:  # ε = 5e-324: ρ underflows (was a ZeroDivisionError)
+            return _finite_sigma(math.inf, sensitivity, epsilon)
+        return _finite_sigma(sensitivity * math.sqrt(T / 2) / sqrt_rho, sensitivity, epsilon)
+    # advanced: split δ into δ' = δ/2 (slack) and T·δ₀ = δ/2; find ε₀ with ε'(ε₀) = ε.
+    delta_slack, delta_step = delta / 2, delta / (2 * T)
+    if delta_step == 0.0:  # a subnormal δ: δ/(2T) underflows (was a bare "math domain error")
+        raise ValueError(f"delta={delta:g} is too small to split over {T} steps for advanced composition; use "
+                         "method='analytic_exact'")
+
+    def excess(e0):
+        return _advanced_epsilon(e0, T, delta_slack) - epsilon
+
+    # ε′(ε₀) ≥ ε₀ (2T ln(1/δ′) > 1), so the root lies in (0, min(ε, 700)]; solving for
+    # u = ε₀/hi ∈ (0, 1] keeps the tolerance relative, for tiny and huge ε alike.
+    hi = min(epsilon, 700.0)
+    if excess(hi) < 0:
+        raise ValueError(f"epsilon={epsilon:g} is beyond what advanced composition of {T} steps can express; "
+                         "use method='analytic_exact'")
+    e0 = hi * optimize.brentq(lambda u: excess(u * hi), 0.0, 1.0, xtol=1e-16, rtol=1e-14)
+    return _analytic_sigma(sensitivity, e0, delta_step)
+
 
 #: The composition theorems a :class:`BudgetAccountant` can use.
 COMPOSITIONS = ("basic", "advanced", "gdp", "pld")
@@ -83,31 +260,6 @@ class Spend:
     delta: float
     mu: float | None = None
     record: object = None
-
-
-def gaussian_mu_bound(epsilon, delta):
-    r"""The largest μ for which μ-GDP is (ε, δ)-DP: every Gaussian release that is (ε, δ)-DP has μ ≤ this.
-
-    :func:`~privpca_edu.privacy.gdp_delta` (μ, ε) increases with μ, so the bound is the root of
-    gdp_delta(μ, ε) = δ.  An accountant uses it to price a Gaussian fit before its noise is drawn.
-
-    >>> round(gaussian_mu_bound(1.0, 1e-5), 4)
-    0.2681
-    """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    if math.isinf(epsilon):
-        return math.inf
-    hi = 1.0
-    while gdp_delta(hi, epsilon) <= delta:
-        hi *= 2.0
-        if hi > 1e6:  # pragma: no cover - ε beyond any practical range
-            return hi
-    lo = 0.0
-    mu = optimize.brentq(lambda m: gdp_delta(m, epsilon) - delta, lo, hi, xtol=1e-14, rtol=1e-12)
-    while mu > 0 and gdp_delta(mu, epsilon) > delta:  # stay on the private side of the root
-        mu = math.nextafter(mu, 0.0)
-    return mu
 
 
 def _record_mu(record):
