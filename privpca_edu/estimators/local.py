@@ -63,7 +63,6 @@ __all__ = [
     "default_sparse_penalty",
     "ADMMResult",
     "ConvergenceWarning",
-    "LOCAL_CALIBRATIONS",
     "check_solver_params",
 ]
 
