@@ -24,7 +24,6 @@ PENDING = {
     "privpca_edu.experiments.robust <- privpca_edu.datasets._elliptical.elliptical",
     "privpca_edu.experiments.robust <- privpca_edu.datasets._elliptical.outlier_direction",
     "privpca_edu.experiments.robust <- privpca_edu.datasets._elliptical.spike_directions",
-    "privpca_edu.protocol.run <- privpca_edu.estimators._base.make_record",
 }
 
 

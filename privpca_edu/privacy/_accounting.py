@@ -100,6 +100,22 @@ def compose_basic(epsilon_step, delta_step, n_steps):
     δ₀ must lie in [0, 1).  The total δ is capped at 1: every mechanism is (ε, 1)-DP, so a
     total Tδ₀ ≥ 1 is returned as 1.0 (a vacuous guarantee, never a "probability" above 1).
 
+    Parameters
+    ----------
+    epsilon_step : float
+        ε₀ > 0 of each mechanism.
+    delta_step : float
+        δ₀ in [0, 1) of each mechanism.
+    n_steps : int
+        T ≥ 1.
+
+    Returns
+    -------
+    tuple of float
+        (Tε₀, min(1, Tδ₀)).
+
+    Examples
+    --------
     >>> compose_basic(0.1, 0.5, 3)
     (0.30000000000000004, 1.0)
     """
@@ -117,6 +133,22 @@ def compose_advanced(epsilon_step, delta_step, n_steps, delta_slack):
     When ε′ is beyond the largest float (ε₀ ≳ 700) it is returned as ``inf`` (a vacuous bound:
     basic composition, :func:`compose_basic`, is then the useful one).  The total δ is capped at
     1 (vacuous), as in :func:`compose_basic`.
+
+    Parameters
+    ----------
+    epsilon_step : float
+        ε₀ > 0 of each mechanism.
+    delta_step : float
+        δ₀ in [0, 1) of each mechanism.
+    n_steps : int
+        T ≥ 1.
+    delta_slack : float
+        δ′ in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        (ε′, min(1, Tδ₀ + δ′)).
     """
     epsilon_step = check_epsilon(epsilon_step, "epsilon_step")
     delta_step = check_delta(delta_step, "delta_step", allow_zero=True)
@@ -134,7 +166,22 @@ def _advanced_epsilon(e0, T, delta_slack):
 
 
 def zcdp_rho(sensitivity, sigma, n_steps=1):
-    """ρ of T Gaussian mechanisms under zero-concentrated DP [BS16]_: ρ = TΔ²/(2σ²)."""
+    """ρ of T Gaussian mechanisms under zero-concentrated DP [BS16]_: ρ = TΔ²/(2σ²).
+
+    Parameters
+    ----------
+    sensitivity : float
+        ℓ2 sensitivity Δ > 0 of each step.
+    sigma : float
+        Noise standard deviation σ > 0 of each step.
+    n_steps : int, default 1
+        T ≥ 1.
+
+    Returns
+    -------
+    float
+        ρ.
+    """
     sensitivity = check_positive(sensitivity, "sensitivity")
     sigma = check_positive(sigma, "sigma", allow_inf=True)
     n_steps = check_int(n_steps, "n_steps", low=1)
@@ -142,7 +189,20 @@ def zcdp_rho(sensitivity, sigma, n_steps=1):
 
 
 def zcdp_to_dp(rho, delta):
-    r"""Convert ρ-zCDP to (ε, δ)-DP: :math:`\varepsilon = \rho + 2\sqrt{\rho\ln(1/\delta)}` [BS16]_."""
+    r"""Convert ρ-zCDP to (ε, δ)-DP: :math:`\varepsilon = \rho + 2\sqrt{\rho\ln(1/\delta)}` [BS16]_.
+
+    Parameters
+    ----------
+    rho : float
+        ρ ≥ 0.
+    delta : float
+        δ in (0, 1).
+
+    Returns
+    -------
+    float
+        ε.
+    """
     rho = check_positive(rho, "rho", allow_zero=True)
     delta = check_delta(delta)
     return rho + 2 * math.sqrt(rho * -math.log(delta))
@@ -178,6 +238,24 @@ def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper
 
     ``"paper"`` and ``"classic"`` need the per-step ε/T < 1 (classic proof); a
     :class:`PrivacyWarning` is issued otherwise.
+
+    Parameters
+    ----------
+    sensitivity : float
+        ℓ2 sensitivity Δ > 0 of each step.
+    epsilon : float
+        The total ε > 0 (``numpy.inf``: σ = 0).
+    delta : float
+        The total δ in (0, 1).
+    n_steps : int
+        T ≥ 1 adaptive steps.
+    method : str, default "paper"
+        One of :data:`ITERATIVE_CALIBRATIONS` (table above).
+
+    Returns
+    -------
+    float
+        The per-step σ.
 
     Examples
     --------
@@ -248,11 +326,18 @@ class BudgetExceededError(RuntimeError):
 
 @dataclass(frozen=True)
 class Spend:
-    """One entry of :attr:`BudgetAccountant.history`.
+    """One entry of :attr:`BudgetAccountant.history` (the fields are also its attributes).
 
-    ``epsilon``, ``delta``: the guarantee of this release on its own; ``mu``: its Gaussian-DP
-    parameter when all its noise is Gaussian (None otherwise); ``label``: what was released;
-    ``record``: the estimator's :class:`~privpca_edu.PrivacyRecord` (None for a manual spend).
+    Parameters
+    ----------
+    label : str
+        What was released.
+    epsilon, delta : float
+        The guarantee of this release on its own.
+    mu : float or None, default None
+        Its Gaussian-DP parameter when all its noise is Gaussian (None otherwise).
+    record : PrivacyRecord or None, default None
+        The estimator's :class:`~privpca_edu.privacy.PrivacyRecord` (None for a manual spend).
     """
 
     label: str
@@ -334,6 +419,16 @@ class BudgetAccountant:
 
         Under ``"gdp"`` and ``"pld"`` the Gaussian releases are stated at the δ the budget leaves
         them (δ − Σδ of the others), so δ is the budget's δ once any Gaussian release is made.
+
+        Parameters
+        ----------
+        spends : list of Spend, optional
+            The spends to compose (default: :attr:`history`).
+
+        Returns
+        -------
+        tuple of float
+            (ε, δ).
         """
         spends = self.history if spends is None else spends
         eps_all = math.fsum(s.epsilon for s in spends)
@@ -392,7 +487,13 @@ class BudgetAccountant:
         return eps <= self.epsilon * (1 + _RTOL) and dlt <= self.delta * (1 + _RTOL)
 
     def remaining(self):
-        """(ε, δ) still unspent: the budget minus :meth:`total` (never below 0)."""
+        """(ε, δ) still unspent: the budget minus :meth:`total` (never below 0).
+
+        Returns
+        -------
+        tuple of float
+            (ε, δ) left.
+        """
         eps, dlt = self.total()
         return max(self.epsilon - eps, 0.0), max(self.delta - dlt, 0.0)
 
@@ -405,7 +506,24 @@ class BudgetAccountant:
         return Spend(str(label), epsilon, delta, mu, record)
 
     def check(self, epsilon, delta=0.0, *, mu=None, label=""):
-        """Raise :class:`BudgetExceededError` if a release of (ε, δ) [μ-GDP] would exceed the budget."""
+        """Raise :class:`BudgetExceededError` if a release of (ε, δ) [μ-GDP] would exceed the budget.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε of the release.
+        delta : float, default 0.0
+            δ of the release.
+        mu : float, optional
+            Its Gaussian-DP parameter, if all its noise is Gaussian.
+        label : str, default ""
+            What is released (for the history and the error message).
+
+        Returns
+        -------
+        Spend
+            The entry :meth:`spend` would record.
+        """
         entry = self._entry(epsilon, delta, mu=mu, label=label)
         if not self._within(self.history + [entry]):
             eps, dlt = self.total()
@@ -421,6 +539,17 @@ class BudgetAccountant:
         """Charge a release of (ε, δ) (μ: its Gaussian-DP parameter, if all its noise is Gaussian).
 
         Refuses with :class:`BudgetExceededError`, charging nothing, when it does not fit.
+
+        Parameters
+        ----------
+        epsilon : float
+            ε of the release.
+        delta : float, default 0.0
+            δ of the release.
+        mu : float, optional
+            Its Gaussian-DP parameter, if all its noise is Gaussian.
+        label : str, default ""
+            What is released.
         """
         self.history.append(self.check(epsilon, delta, mu=mu, label=label))
 
@@ -436,7 +565,13 @@ class BudgetAccountant:
         return epsilon, delta, mu
 
     def check_estimator(self, estimator):
-        """Refuse (before any noise) a fit of ``estimator`` that would exceed the budget."""
+        """Refuse (before any noise) a fit of ``estimator`` that would exceed the budget.
+
+        Parameters
+        ----------
+        estimator : PrivateEstimator
+            An unfitted or fitted private estimator; its ``epsilon`` and ``delta`` are priced.
+        """
         epsilon, delta, mu = self._planned(estimator)
         label = type(estimator).__name__
         if math.isinf(epsilon):
@@ -445,12 +580,24 @@ class BudgetAccountant:
         self.check(epsilon, delta, mu=mu, label=label)
 
     def spend_record(self, record, label=""):
-        """Charge a fitted estimator's :class:`~privpca_edu.PrivacyRecord` (what ``fit`` calls).
+        """Charge a fitted estimator's :class:`~privpca_edu.privacy.PrivacyRecord` (what ``fit`` calls).
 
         A private record is charged its (ε, δ), and its μ when it lists Gaussian releases.  A
         record that is *not* private is charged what its noise really gives: ε with its exact δ
         (``exact_delta``), or ε = ∞ when nothing bounds it.  This charge is recorded even when it
         exceeds the budget (the release has happened): later fits are then refused.
+
+        Parameters
+        ----------
+        record : PrivacyRecord
+            The fitted estimator's ``privacy_``.
+        label : str, default ""
+            What was released.
+
+        Returns
+        -------
+        Spend
+            The entry recorded.
         """
         mu = _record_mu(record)
         if record.is_private:
@@ -475,6 +622,18 @@ def pld_epsilon(mus, delta):
     """ε at δ of Gaussian releases μ₁, μ₂, … composed by ``dp_accounting``'s PLD accountant.
 
     A μ-GDP release is a Gaussian mechanism of sensitivity 1 and noise multiplier 1/μ.
+
+    Parameters
+    ----------
+    mus : iterable of float
+        The μ of each Gaussian release (μ = Δ/σ).
+    delta : float
+        δ in (0, 1).
+
+    Returns
+    -------
+    float
+        ε of all releases together at this δ.
     """
     _require_dp_accounting()
     import dp_accounting

@@ -80,6 +80,20 @@ def analytic_gaussian_delta(sigma, sensitivity, epsilon):
 
     ``N(0, σ²)`` noise on a statistic of ℓ2 sensitivity Δ is (ε, δ)-DP **iff** δ is at least
     this value.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation σ > 0 (``inf``: δ = 0).
+    sensitivity : float
+        ℓ2 sensitivity Δ > 0 in the coordinates the noise is added in.
+    epsilon : float
+        ε ≥ 0.
+
+    Returns
+    -------
+    float
+        The smallest δ for which the mechanism is (ε, δ)-DP.
     """
     sigma = check_positive(sigma, "sigma", allow_inf=True)
     sensitivity = check_positive(sensitivity, "sensitivity")
@@ -94,7 +108,10 @@ def analytic_gaussian_delta(sigma, sensitivity, epsilon):
 class GaussianGuarantee:
     """The verdict of :func:`check_gaussian_guarantee` (computed from public parameters only).
 
-    Attributes
+    A :class:`~privpca_edu.privacy.PrivacyRecord` is built from it (``is_private``, ``exact_delta``,
+    ``note``); the fields below are also its attributes.
+
+    Parameters
     ----------
     holds : bool
         True iff the releases are (ε, δ)-DP: ``exact_delta <= delta`` (up to a relative 1e-9
@@ -139,6 +156,7 @@ def check_gaussian_guarantee(epsilon, delta, releases):
     Returns
     -------
     GaussianGuarantee
+        The verdict: ``holds``, ``mu``, ``exact_delta`` and a ``note`` when it fails.
 
     Notes
     -----
@@ -222,7 +240,8 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="classic"):
 
     Returns
     -------
-    sigma : float
+    float
+        The noise standard deviation σ (0 for ε = ∞).
 
     Examples
     --------
@@ -304,6 +323,18 @@ def gdp_delta(mu, epsilon):
 
     A Gaussian mechanism with sensitivity Δ and noise σ is exactly μ-GDP with μ = Δ/σ; this is
     the same curve as :func:`analytic_gaussian_delta`.
+
+    Parameters
+    ----------
+    mu : float
+        The Gaussian-DP parameter μ ≥ 0.
+    epsilon : float
+        ε ≥ 0.
+
+    Returns
+    -------
+    float
+        The exact δ(ε) of μ-GDP.
     """
     mu = check_positive(mu, "mu", allow_zero=True)
     epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
@@ -313,7 +344,20 @@ def gdp_delta(mu, epsilon):
 
 
 def gdp_epsilon(mu, delta):
-    """The smallest ε ≥ 0 with ``gdp_delta(mu, ε) <= delta`` (μ-GDP expressed as (ε, δ)-DP)."""
+    """The smallest ε ≥ 0 with ``gdp_delta(mu, ε) <= delta`` (μ-GDP expressed as (ε, δ)-DP).
+
+    Parameters
+    ----------
+    mu : float
+        The Gaussian-DP parameter μ ≥ 0.
+    delta : float
+        δ in (0, 1).
+
+    Returns
+    -------
+    float
+        The smallest ε (``inf`` when no finite ε gives this δ).
+    """
     mu = check_positive(mu, "mu", allow_zero=True)
     delta = check_delta(delta)
     if mu == 0 or gdp_delta(mu, 0.0) <= delta:
@@ -332,6 +376,20 @@ def gaussian_mu_bound(epsilon, delta):
     :func:`~privpca_edu.privacy.gdp_delta` (μ, ε) increases with μ, so the bound is the root of
     gdp_delta(μ, ε) = δ.  An accountant uses it to price a Gaussian fit before its noise is drawn.
 
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0 (``numpy.inf``: no bound).
+    delta : float
+        δ in (0, 1).
+
+    Returns
+    -------
+    float
+        The largest μ with ``gdp_delta(μ, ε) <= δ``.
+
+    Examples
+    --------
     >>> round(gaussian_mu_bound(1.0, 1e-5), 4)
     0.2681
     """
@@ -382,10 +440,12 @@ def symmetric_noise(dim, sigma, *, convention="upper_iid", size=None, random_sta
     size : int or tuple, optional
         Batch shape; the result has shape ``(*size, dim, dim)``.
     random_state : None, int or Generator
+        Source of randomness (see :func:`privpca_edu._validation.as_generator`).
 
     Returns
     -------
-    E : ndarray, exactly symmetric.
+    ndarray, shape (*size, dim, dim)
+        E, exactly symmetric.
     """
     dim = check_int(dim, "dim", low=1)
     sigma = check_positive(sigma, "sigma", allow_zero=True)
@@ -412,6 +472,18 @@ def symmetric_to_vector(A, convention="upper_iid"):
     ``"frobenius"``: vecd(A) = (diag A, √2 · strict upper triangle), an isometry
     (‖vecd A‖₂ = ‖A‖_F).  The ℓ2 sensitivity that goes into :func:`gaussian_sigma` is measured
     in these coordinates (audit recipe A).  Works on the last two axes of a batch.
+
+    Parameters
+    ----------
+    A : array_like, shape (..., d, d)
+        A square matrix or a batch of them.
+    convention : {"upper_iid", "frobenius"}, default "upper_iid"
+        As in :func:`symmetric_noise` (``"vecd"`` is an alias of ``"frobenius"``).
+
+    Returns
+    -------
+    ndarray, shape (..., d(d+1)/2)
+        The diagonal first, then the strict upper triangle (scaled by √2 for ``"frobenius"``).
     """
     A = np.asarray(A, dtype=np.float64)
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:

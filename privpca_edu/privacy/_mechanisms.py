@@ -18,7 +18,7 @@ NSGGD (per step)          2B/b                             [MYL22]_, as run in [
 DPS-PCA (per step)        2B²                              [GWWL18]_ Algorithm 1, line 3
 local (Wang & Xu)         √2·B² (per user)                 [WX19]_ Algorithm 1, Theorem 2 (corrected)
 DPDPCA                    4B² (centred scatter)            [WC18]_ Algorithm 2 (corrected)
-mask (DPDPCA's v′)        2B                               [WC18]_ Algorithm 1
+mask (DPDPCA's v′)        2B                               [WC18]_ Algorithms 1–2
 ========================  ===============================  ===================================================
 
 References
@@ -107,6 +107,20 @@ def analyze_gauss_sensitivity(n_samples, data_norm=1.0):
     STOC 2014, Algorithm 1, with the replace-one constant).  Also the Δ of MOD-SuLQ's audits and of
     the per-site releases of PrivateLocalPCA (with n = 1, :func:`private_local_sensitivity`).
 
+    Parameters
+    ----------
+    n_samples : int
+        Number of records n ≥ 1.
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+
+    Returns
+    -------
+    float
+        Δ = √2·B²/n.
+
+    Examples
+    --------
     >>> round(analyze_gauss_sensitivity(1000), 8)
     0.00141421
     """
@@ -122,6 +136,26 @@ def analyze_gauss_noise_scale(n_samples, epsilon, delta, data_norm=1.0, calibrat
     :math:`\sigma = \Delta\sqrt{2\ln(1.25/\delta)}/\varepsilon` [DR14]_ Theorem A.1, proved for
     ε < 1 (warns otherwise); ``"analytic"``: Balle & Wang's exact σ [BW18]_, valid for every ε.
 
+    Parameters
+    ----------
+    n_samples : int
+        Number of records n ≥ 1.
+    epsilon : float
+        ε > 0 (``numpy.inf``: σ = 0).
+    delta : float
+        δ in (0, 1).
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+    calibration : {"classic", "analytic"}, default "classic"
+        How σ is computed from Δ.
+
+    Returns
+    -------
+    float
+        σ of each noise entry.
+
+    Examples
+    --------
     >>> round(analyze_gauss_noise_scale(5000, 0.5, 1e-5) * 5000, 3)
     13.703
     """
@@ -175,6 +209,24 @@ def mod_sulq_noise_scale(n_features, n_samples, epsilon, delta, data_norm=1.0):
     about (d+1)/√2 times the classic Gaussian-mechanism σ: valid, but very conservative in
     high dimension, which is why MOD-SuLQ fails at d = 1000 (an exercise in the book).
 
+    Parameters
+    ----------
+    n_features : int
+        Dimension d ≥ 1.
+    n_samples : int
+        Number of records n ≥ 1.
+    epsilon : float
+        ε > 0 (``numpy.inf``: σ = 0).
+    delta : float
+        δ in (0, 1).
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+
+    Returns
+    -------
+    float
+        β.
+
     Examples
     --------
     >>> round(mod_sulq_noise_scale(1000, 100_000, 1.0, 0.3), 6)
@@ -198,9 +250,21 @@ def mod_sulq_noise_scale(n_features, n_samples, epsilon, delta, data_norm=1.0):
 def private_local_sensitivity(data_norm=1.0):
     r"""Δ of one site's local covariance release in PrivateLocalPCA: √2·B².
 
-    Each site releases the upper triangle of its own scatter :math:`\sum_{x} xx^\top` plus noise;
-    replacing one of its records moves it by :math:`xx^\top - x'x'^\top`, of Frobenius norm at
-    most √2·B² (see :func:`analyze_gauss_sensitivity`, here unnormalised: n = 1).
+    In Imtiaz & Sarwate's sequential chain (ICASSP 2016, as run in Wang & Chang, IEEE DSC 2018)
+    each site releases the upper triangle of its own scatter :math:`\sum_{x} xx^\top` plus
+    noise; replacing one of its records moves it by :math:`xx^\top - x'x'^\top`, of Frobenius norm
+    at most √2·B² (see :func:`analyze_gauss_sensitivity`, here unnormalised: n = 1).  (The
+    paper's Wishart noise has no sensitivity argument: it was retracted by its authors in 2017.)
+
+    Parameters
+    ----------
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+
+    Returns
+    -------
+    float
+        Δ = √2·B².
     """
     data_norm = check_data_norm(data_norm)
     return math.sqrt(2.0) * data_norm**2
@@ -212,6 +276,22 @@ def private_local_noise_scale(epsilon, delta, data_norm=1.0, calibration="classi
     :func:`gaussian_sigma` of :func:`private_local_sensitivity` (√2·B²), ``"classic"`` or
     ``"analytic"``; each site's release is then (ε, δ)-DP for its own records.  (The DPDPCA paper's
     Wishart noise of scale 1/ε has no stated sensitivity argument and is recorded as not private.)
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0 (``numpy.inf``: σ = 0).
+    delta : float
+        δ in (0, 1).
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+    calibration : {"classic", "analytic"}, default "classic"
+        How σ is computed from Δ.
+
+    Returns
+    -------
+    float
+        σ of each noise entry of one site.
     """
     return gaussian_sigma(private_local_sensitivity(data_norm), epsilon, delta, method=calibration)
 
@@ -232,7 +312,18 @@ TRANSFORM_KINDS = {"spherical": "spherical", "sph": "spherical", "winsorized": "
 
 
 def resolve_transform(transform_kind):
-    """Canonical transform name (``"spherical"`` or ``"winsorized"``) or ``ValueError``."""
+    """Canonical transform name (``"spherical"`` or ``"winsorized"``) or ``ValueError``.
+
+    Parameters
+    ----------
+    transform_kind : str
+        ``"spherical"``, ``"winsorized"`` or an alias (:data:`TRANSFORM_KINDS`).
+
+    Returns
+    -------
+    str
+        ``"spherical"`` or ``"winsorized"``.
+    """
     if not isinstance(transform_kind, str) or transform_kind not in TRANSFORM_KINDS:
         raise ValueError(
             f"transform_kind must be one of 'spherical', 'winsorized' (or 'sph', 'wins'), got {transform_kind!r}"
@@ -249,6 +340,20 @@ def resolve_radius(radius, n_features, transform_kind):
     model with θ = 1/2.  It depends only on the public dimension: a radius computed from the
     data would break the sensitivity argument, so none is offered.  For ``"spherical"`` the radius
     is irrelevant and 1.0 (= ‖g‖∞) is returned.
+
+    Parameters
+    ----------
+    radius : float or None
+        The public winsorization radius r, or None for √d.
+    n_features : int
+        Dimension d (used when ``radius`` is None).
+    transform_kind : str
+        The transform (see :func:`resolve_transform`).
+
+    Returns
+    -------
+    float
+        The radius used: ‖g‖∞ of the transform.
     """
     if resolve_transform(transform_kind) == "spherical":
         return 1.0
@@ -260,12 +365,30 @@ def resolve_radius(radius, n_features, transform_kind):
 def kendall_sensitivity(n_samples, transform_kind="spherical", radius=None, n_features=None, sensitivity="paper"):
     r"""Replace-one Frobenius sensitivity of :math:`\hat K_g`: c·‖g‖∞²/n.
 
-    ``"paper"`` (c = 4, Kim & Jung Prop. 2.1(3)): the n − 1 pair terms that contain the replaced
+    ``"paper"`` (c = 4, Kim & Jung 2025, Proposition 2.1(3) and eq. (2.5)): the n − 1 pair terms that contain the replaced
     record each change by at most ‖g‖² + ‖g′‖² ≤ 2‖g‖∞², and there are n − 1 of them with weight
     2/(n(n−1)).  ``"tight"`` (c = 2√2): :math:`\lVert aa^\top-bb^\top\rVert_F^2 = \lVert a\rVert^4
     + \lVert b\rVert^4 - 2(a^\top b)^2 \le 2s^4`, attained by moving a far point from the e₁ axis to
     the e₂ axis.  ``"legacy"`` (c = 2): **not a valid bound** (see :class:`KendallDPPCA`).
     ``radius``/``n_features`` resolve ‖g‖∞ for "winsorized" (r, default √d).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of records n ≥ 2.
+    transform_kind : str, default "spherical"
+        ``"spherical"`` or ``"winsorized"`` (or an alias).
+    radius : float, optional
+        Winsorization radius r (default √d: pass ``n_features``).
+    n_features : int, optional
+        Dimension d, to resolve ``radius=None``.
+    sensitivity : {"paper", "tight", "legacy"}, default "paper"
+        The constant c (:data:`KENDALL_SENSITIVITIES`).
+
+    Returns
+    -------
+    float
+        Δ = c·‖g‖∞²/n.
     """
     n = check_int(n_samples, "n_samples", low=2)
     check_option(sensitivity, "sensitivity", tuple(KENDALL_SENSITIVITIES))
@@ -285,6 +408,30 @@ def kendall_noise_scale(n_samples, epsilon, delta, transform_kind="spherical", r
     With the defaults this is eq. (2.5) of Kim & Jung,
     :math:`\sigma = 4\lVert g\rVert_\infty^2\sqrt{2\log(1.25/\delta)}/(n\varepsilon)`; e.g. spherical,
     n = 1387, ε = 1, δ = 1e-5 gives σ = 0.0139720.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of records n ≥ 2.
+    epsilon : float
+        ε > 0 (``numpy.inf``: σ = 0).
+    delta : float
+        δ in (0, 1).
+    transform_kind : str, default "spherical"
+        ``"spherical"`` or ``"winsorized"`` (or an alias).
+    radius : float, optional
+        Winsorization radius r (default √d: pass ``n_features``).
+    n_features : int, optional
+        Dimension d, to resolve ``radius=None``.
+    sensitivity : {"paper", "tight", "legacy"}, default "paper"
+        The constant of :func:`kendall_sensitivity`.
+    calibration : {"classic", "analytic"}, default "classic"
+        How σ is computed from Δ.
+
+    Returns
+    -------
+    tuple of float
+        (Δ, σ).
     """
     check_option(calibration, "calibration", ("classic", "analytic"))
     sens = kendall_sensitivity(n_samples, transform_kind, radius, n_features, sensitivity)
@@ -315,6 +462,26 @@ def sgpca_sensitivity(n_samples, n_features, spikes, noise_variance=1.0, *, sens
         \sqrt{\sum_j(\lambda_j+\sigma_0^2)/\lambda_j^2}`: the first-order change of P̂ from two
         records with Gaussian tail factors; it covered every sampled replacement in our checks,
         but is still first-order and model-based.  (1000, 10): 4.97849e-2.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of records n ≥ 2.
+    n_features : int
+        Dimension d ≥ 1.
+    spikes : array_like
+        The spikes λ_1, …, λ_r > 0 of the model.
+    noise_variance : float, default 1.0
+        σ₀² > 0.
+    sensitivity : {"surrogate", "hp_bound"}, default "surrogate"
+        Which form (see above).
+    sensitivity_constant : float, default 1.0
+        C_Δ > 0, a multiplier of either form.
+
+    Returns
+    -------
+    float
+        Δ of the spectral projector (model-based: not a worst-case bound).
     """
     n = check_int(n_samples, "n_samples", low=2)
     d = check_int(n_features, "n_features", low=1)
@@ -380,6 +547,24 @@ def nsggd_noise_scale(batch_size, epsilon, delta, n_iter, data_norm=1.0):
     Maunu, Yu & Lerman's NSGGD (MSML 2022, as run in Kim & Jung's Appendix C.3).
 
     n = b = 1000, T = 50, ε = 1, δ = 1e-5: σ = 6.930432e-2.
+
+    Parameters
+    ----------
+    batch_size : int
+        Batch size b ≥ 1.
+    epsilon : float
+        ε > 0 (``numpy.inf``: σ = 0).
+    delta : float
+        δ in (0, 1).
+    n_iter : int
+        Number of steps T ≥ 1.
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+
+    Returns
+    -------
+    float
+        The per-step σ.
     """
     T = check_int(n_iter, "n_iter", low=1)
     return iterative_gaussian_sigma(nsggd_sensitivity(batch_size, data_norm), epsilon, delta, T, method="zcdp")
@@ -423,6 +608,24 @@ def dps_pca_sigma(epsilon, delta, n_iter, data_norm=1.0, method="paper"):
     :math:`\lVert x\rVert\,\lVert Q^\top x\rVert + \lVert x'\rVert\,\lVert Q^\top x'\rVert \le 2B^2`
     in Frobenius norm (Q has orthonormal columns), so Δ = 2B².  The T releases compose
     adaptively; see :func:`iterative_gaussian_sigma` for the methods.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0 (``numpy.inf``: σ = 0).
+    delta : float
+        δ in (0, 1).
+    n_iter : int
+        Number of iterations T ≥ 1.
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+    method : str, default "paper"
+        One of :data:`~privpca_edu.privacy.ITERATIVE_CALIBRATIONS`.
+
+    Returns
+    -------
+    float
+        The per-iteration σ.
 
     Examples
     --------
@@ -594,18 +797,51 @@ DPDPCA_CALIBRATIONS = {
 
 
 def dpdpca_sensitivity(data_norm=1.0, calibration="classic"):
-    """ℓ2 sensitivity of the centred scatter in the noise coordinates: 4B², or B² for "paper"."""
+    r"""ℓ2 sensitivity of DPDPCA's centred scatter in the noise coordinates: 4B², or B² for "paper".
+
+    The data user of DPDPCA (Wang & Chang, IEEE DSC 2018, Algorithm 2) receives the centred
+    scatter :math:`S = \sum_i (x_i-\mu)(x_i-\mu)^\top` plus symmetric Gaussian noise.  N is
+    public, so neighbours replace one record: with the N − 1 common rows of mean m, x → y and
+    a = x − m, b = y − m, :math:`S_D - S_{D'} = \tfrac{N-1}{N}(aa^\top - bb^\top)`, whose Frobenius
+    norm reaches :math:`\tfrac{N-1}{N}4B^2` (common rows at −Be₁, x = Be₁, y a common row; see
+    :mod:`privpca_edu.protocol.mechanism` for the full argument).  Hence Δ = 4B².  The paper's
+    Δ = 1 (B² here) is Analyze Gauss's add/remove value for the *uncentred* matrix: about 4 times
+    too small for S, kept as ``calibration="paper"`` for reproduction only (not private).
+
+    Parameters
+    ----------
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+    calibration : {"classic", "analytic", "paper"}, default "classic"
+        ``"paper"`` gives the paper's (too small) B².
+
+    Returns
+    -------
+    float
+        Δ = 4B² (B² for ``"paper"``).
+    """
     data_norm = check_data_norm(data_norm)
     check_option(calibration, "calibration", tuple(DPDPCA_CALIBRATIONS))
     return (1.0 if calibration == "paper" else 4.0) * data_norm**2
 
 
 def mask_sensitivity(data_norm=1.0):
-    """ℓ2 sensitivity of the column sum v = Σ xᵢ under replace-one: ‖x − y‖ ≤ 2B.
+    r"""ℓ2 sensitivity of the column sum v = Σ xᵢ under replace-one: ‖x − y‖ ≤ 2B.
 
-    DPDPCA's data user also receives the masked sum :math:`v' = v + b`, b ~ N(0, β²I): a Gaussian
+    DPDPCA's data user (Wang & Chang, IEEE DSC 2018, Algorithms 1–2) also receives the masked sum
+    :math:`v' = v + b`, b ~ N(0, β²I): a Gaussian
     release of v.  Replacing x by y changes v by x − y, of norm at most ‖x‖ + ‖y‖ ≤ 2B (attained by
     y = −x), so Δ_v = 2B and the mask is a (2B/β)-GDP release (see :func:`dpdpca_noise_scale`).
+
+    Parameters
+    ----------
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+
+    Returns
+    -------
+    float
+        Δ_v = 2B.
     """
     return 2.0 * check_data_norm(data_norm)
 
@@ -628,6 +864,24 @@ def dpdpca_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic", *, 
 
     The value is computed in units of B² (Δ = 4, or 1 for "paper") and then scaled, so an
     extreme ``data_norm`` is refused by name instead of overflowing.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0 (``numpy.inf``: σ = 0).
+    delta : float
+        δ in (0, 1).
+    data_norm : float, default 1.0
+        Public row-norm bound B.
+    calibration : {"classic", "analytic", "paper"}, default "classic"
+        See :data:`DPDPCA_CALIBRATIONS`.
+    mask_mu : float, default 0.0
+        μ_b = 2B/β of the masked sum released alongside (0: none).
+
+    Returns
+    -------
+    float
+        σ of each noise entry of G′.
 
     Examples
     --------
