@@ -10,7 +10,8 @@ noise actually used provably gives the (ε, δ) recorded.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 
 from .._validation import DIAGNOSTICS_NOTE, diagnostics_enabled
 from ._gaussian import check_gaussian_guarantee
@@ -19,13 +20,14 @@ __all__ = ["PrivacyRecord", "make_record"]
 
 
 @dataclass(frozen=True)
-class PrivacyRecord:
+class PrivacyRecord(Mapping):
     """What a private release promises, and on what assumptions.
 
     The one result type of every privacy record (an estimator's ``privacy_``, the encrypted
     protocol's record, :func:`~privpca_edu.privacy.local_noise_scale`).  Make it with
     :func:`make_record`, which checks the claim exactly; the fields below are also its
-    attributes, and it reads like a read-only dict (``record["epsilon"]``, :meth:`as_dict`).
+    attributes, and it is a read-only mapping of them (``record["epsilon"]``, ``dict(record)``,
+    :meth:`as_dict`).
 
     Parameters
     ----------
@@ -95,6 +97,12 @@ class PrivacyRecord:
         if not isinstance(key, str) or key not in self.__dataclass_fields__:
             raise KeyError(key)
         return getattr(self, key)
+
+    def __iter__(self):
+        return (f.name for f in fields(self))
+
+    def __len__(self):
+        return len(self.__dataclass_fields__)
 
     def as_dict(self):
         """All fields as a new dict (e.g. to make a changed record with :func:`make_record`).
