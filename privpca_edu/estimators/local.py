@@ -259,10 +259,21 @@ class LocalGaussianPCA(PrivateEstimator):
     def noise_calibration(self, warn=True):
         """The per-user calibration for the current parameters (computed from public parameters only).
 
-        The dict of :func:`privpca_edu.privacy.local_noise_scale` (``noise_scale`` σ₁,
-        ``sensitivity``, ``is_private``, ``note``, ...), after validating ε, δ, B and
-        ``calibration`` as :meth:`fit` does; ``warn``: issue the :class:`PrivacyWarning` that
-        :meth:`fit` issues for a calibration that is not private.
+        The :class:`~privpca_edu.privacy.PrivacyRecord` of one user's report, from
+        :func:`privpca_edu.privacy.local_noise_scale` (``noise_scale`` σ₁, ``sensitivity``,
+        ``is_private``, ``note``, ...), after validating ε, δ, B and ``calibration`` as :meth:`fit`
+        does.
+
+        Parameters
+        ----------
+        warn : bool, default True
+            Issue the :class:`PrivacyWarning` that :meth:`fit` issues for a calibration that is
+            not private.
+
+        Returns
+        -------
+        PrivacyRecord
+            The per-user record (it reads like a dict too: ``record["noise_scale"]``).
         """
         return self._calibrate(warn=warn)[3]
 

@@ -34,7 +34,7 @@ from privpca_edu.estimators.local import (
 from privpca_edu.privacy import local_noise_scale
 from privpca_edu.subspace import fantope_projection, random_orthonormal, subspace_distance, top_eigenvectors
 
-# The classic-constant warning for ε ≥ 1 is privacy.py's (tested there and, where it matters here,
+# The classic-constant warning for ε ≥ 1 is privpca_edu.privacy's (tested there and, where it matters here,
 # with pytest.warns, which records it regardless of this filter).
 pytestmark = pytest.mark.filterwarnings("ignore:the classic Gaussian mechanism is proved only")
 
