@@ -74,7 +74,7 @@ from .._validation import (
     check_option,
     check_positive,
 )
-from ._gaussian import _analytic_sigma, _finite_sigma, gaussian_mu_bound, gdp_delta, gdp_epsilon
+from ._gaussian import _analytic_sigma, _finite_sigma, _releases_mu, gaussian_mu_bound, gdp_delta, gdp_epsilon
 
 __all__ = [
     "compose_basic",
@@ -350,16 +350,7 @@ class Spend:
 def _record_mu(record):
     """μ of a record's Gaussian releases, μ² = Σ count·(Δ/σ)² (None without any)."""
     releases = getattr(record, "releases", ())
-    if not releases:
-        return None
-    total = 0.0
-    for sens, sigma, count in releases:
-        if sens == 0 or count == 0 or math.isinf(sigma):
-            continue
-        if sigma == 0:
-            return math.inf
-        total += count * (sens / sigma) ** 2
-    return math.sqrt(total)
+    return _releases_mu(releases) if releases else None
 
 
 class BudgetAccountant:

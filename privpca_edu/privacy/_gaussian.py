@@ -141,6 +141,22 @@ EXACT_DELTA_RTOL = 1e-9
 MU_RESOLVABLE = 2.0**40
 
 
+def _releases_mu(releases):
+    """μ = √(Σ count·(Δ/σ)²) of (Δ, σ, count) Gaussian releases (exact GDP composition); ∞ if some σ = 0.
+
+    Accumulated with hypot: (Δ/σ)² overflows (OverflowError) for ε ≈ 1e300.  Shared by
+    :func:`check_gaussian_guarantee` and the budget accountant.
+    """
+    total = 0.0
+    for sens, sigma, count in releases:
+        if sens == 0 or count == 0 or math.isinf(sigma):
+            continue
+        if sigma == 0:
+            return math.inf
+        total = math.hypot(total, math.sqrt(count) * (sens / sigma))
+    return total
+
+
 def check_gaussian_guarantee(epsilon, delta, releases):
     r"""Do these Gaussian releases really give (ε, δ)-DP?  The one place every record is checked.
 
@@ -181,7 +197,7 @@ def check_gaussian_guarantee(epsilon, delta, releases):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_positive(delta, "delta", allow_zero=True)
-    total = 0.0
+    checked = []
     for item in releases:
         if len(item) == 2:
             sens, sigma = item
@@ -190,17 +206,10 @@ def check_gaussian_guarantee(epsilon, delta, releases):
             sens, sigma, count = item
         else:
             raise ValueError(f"releases must hold (sensitivity, sigma[, count]) tuples, got {item!r}")
-        sens = check_positive(sens, "sensitivity", allow_zero=True)
-        sigma = check_positive(sigma, "sigma", allow_zero=True, allow_inf=True)
-        count = check_int(count, "count", low=0)
-        if sens == 0 or count == 0 or math.isinf(sigma):
-            continue
-        if sigma == 0:
-            total = math.inf
-            break
-        # √(Σ count·(Δ/σ)²) accumulated with hypot: (Δ/σ)² overflows (OverflowError) for ε ≈ 1e300
-        total = math.hypot(total, math.sqrt(count) * (sens / sigma))
-    mu = total
+        checked.append((check_positive(sens, "sensitivity", allow_zero=True),
+                        check_positive(sigma, "sigma", allow_zero=True, allow_inf=True),
+                        check_int(count, "count", low=0)))
+    mu = _releases_mu(checked)
     unresolved = not math.isinf(epsilon) and mu > MU_RESOLVABLE
     if math.isinf(epsilon):
         exact = 0.0 if mu == 0 else 1.0
