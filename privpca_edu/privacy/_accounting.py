@@ -442,7 +442,7 @@ class BudgetAccountant:
         dlt_o = math.fsum(s.delta for s in other)
         if not gauss:
             return eps_o, dlt_o
-        mu = math.sqrt(math.fsum(s.mu**2 for s in gauss))
+        mu = math.hypot(*(s.mu for s in gauss))
         left = self.delta - dlt_o
         if mu == 0:
             return eps_o, dlt_o
@@ -463,7 +463,7 @@ class BudgetAccountant:
             dlt_o = math.fsum(s.delta for s in other)
             if eps_o > self.epsilon * (1 + _RTOL) or dlt_o > self.delta * (1 + _RTOL):
                 return False
-            mu = math.sqrt(math.fsum(s.mu**2 for s in gauss)) if gauss else 0.0
+            mu = math.hypot(*(s.mu for s in gauss)) if gauss else 0.0
             if mu == 0:
                 return True
             if math.isinf(mu) or self.delta - dlt_o <= 0:

@@ -304,3 +304,16 @@ def test_pca_matches_scikit_learn():
     np.testing.assert_allclose(ours.mean_, theirs.mean_, rtol=1e-12)
     assert ours.score(X) == pytest.approx(theirs.score(X), rel=1e-10)
     np.testing.assert_allclose(np.abs(ours.transform(X)), np.abs(theirs.transform(X)), atol=1e-9)
+
+
+def test_a_record_with_a_huge_mu_is_charged_without_overflow():
+    # (Δ/σ)² overflows a float for Δ/σ = 1e160; the accountant shares the exact check's μ (hypot)
+    record = privacy.make_record(model="central", epsilon=1.0, delta=1e-5, neighbouring="replace-one", data_norm=1.0,
+                                 mechanism="Gaussian mechanism", calibration="far too little noise",
+                                 sensitivity=1e160, noise_scale=1.0)
+    assert not record.is_private and record.exact_delta == 1.0
+    acc = BudgetAccountant(1.0, 1e-5)
+    entry = acc.spend_record(record, label="huge")
+    assert entry.mu == 1e160 and entry.delta == 1.0
+    with pytest.raises(BudgetExceededError):
+        acc.spend(0.1, 0.0)
