@@ -1,4 +1,4 @@
-"""Shared machinery of all estimators: the scikit-learn contract and the privacy record."""
+"""Shared machinery of all estimators: the scikit-learn contract (privacy records: privpca_edu.privacy.make_record)."""
 
 from __future__ import annotations
 

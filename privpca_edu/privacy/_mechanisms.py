@@ -54,6 +54,7 @@ import math
 import numpy as np
 
 from .._validation import (
+    diagnostics,
     check_data_norm,
     check_delta,
     check_epsilon,
@@ -717,7 +718,9 @@ def local_noise_scale(epsilon, delta, data_norm=1.0, calibration="replacement", 
         σ₁, the one the exact check uses), ``exact_delta`` (Balle & Wang's exact δ of σ₁ at this
         ε for the true Δ), ``is_private`` (the exact check holds *and* the Δ used is at least
         √2·B²: an under-calibrated σ₁ is never recorded as private), ``note``,
-        ``calibration``.  It reads like a dict too: ``record["noise_scale"]``.
+        ``calibration``.  It reads like a dict too: ``record["noise_scale"]``.  It is computed
+        from public parameters only, so :func:`~privpca_edu.privacy.diagnostics` does not apply
+        to it (a fit's own record, made inside that block, is not private).
 
     Notes
     -----
@@ -785,7 +788,8 @@ def local_noise_scale(epsilon, delta, data_norm=1.0, calibration="replacement", 
                 f"condition: δ(ε) = {exact_delta:.3e} ≤ δ")
     else:
         note = ""
-    return make_record(**record, is_private=is_private, note=note)
+    with diagnostics(False):  # a calibration from public parameters: nothing data-dependent to report
+        return make_record(**record, is_private=is_private, note=note)
 
 
 #: σ calibrations of the protocol: name → description.

@@ -158,3 +158,14 @@ def test_dps_pca_sigma_paper_values():
     # boxed formula σ = 2T/ε √(2 log(2T/δ)) and Δ = 2B² scaling
     assert privacy.dps_pca_sigma(1.0, 0.3, 10) == pytest.approx(20 * math.sqrt(2 * math.log(20 / 0.3)), rel=1e-14)
     assert privacy.dps_pca_sigma(1.0, 0.3, 10, data_norm=3.0) == pytest.approx(9 * privacy.dps_pca_sigma(1.0, 0.3, 10))
+
+
+def test_local_calibration_record_is_one_privacy_record_and_ignores_diagnostics():
+    rec = privacy.local_noise_scale(0.5, 1e-4)
+    assert isinstance(rec, privacy.PrivacyRecord) and rec.model == "local" and rec.is_private
+    assert dict(rec)["noise_scale"] == rec["noise_scale"] == rec.noise_scale
+    with privacy.diagnostics():  # public parameters only: the calibration is the same record
+        assert privacy.local_noise_scale(0.5, 1e-4) == rec
+        X = np.eye(3) * 0.5
+        fitted = privpca_edu.LocalGaussianPCA(1, epsilon=0.5, delta=1e-4, random_state=0).fit(X)
+    assert not fitted.privacy_.is_private and fitted.privacy_.note.count("diagnostics on") == 1
