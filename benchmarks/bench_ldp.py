@@ -45,7 +45,8 @@ from _timing import time_repeats
 
 from privpca_edu.datasets import ldp_spiked
 from privpca_edu.estimators.local import (LocalGaussianPCA, LocalSparsePCA, default_sparse_penalty, fantope_admm,
-                                         fantope_admm_stack, local_noise_scale)
+                                         fantope_admm_stack)
+from privpca_edu.privacy import local_noise_scale
 from privpca_edu.experiments import ldp as ldp_experiments
 from privpca_edu.subspace import fantope_projection, subspace_distance
 

@@ -229,19 +229,20 @@ SETUP = {
     "06_local_privacy.ipynb": (
         "import math\n"
         "import numpy as np\n"
-        "from privpca_edu.estimators.local import local_noise_scale\n"
+        "from privpca_edu.privacy import local_noise_scale\n"
         "from privpca_edu.subspace import fantope_projection"),
     "07_encrypted_distributed.ipynb": "import privpca_edu as pp",
     "08_dps_pca.ipynb": "from privpca_edu import privacy",
     "09_heavy_tails.ipynb": (
         "import math\n"
         "from privpca_edu.bounds.robust import kendall_breakdown\n"
-        "from privpca_edu.estimators.robust import kendall_noise_scale"),
+        "from privpca_edu.privacy import kendall_noise_scale"),
     "10_europe_map.ipynb": (
         "import math\n"
         "import numpy as np\n"
         "from privpca_edu import datasets\n"
-        "from privpca_edu.estimators.robust import KendallDPPCA, kendall_noise_scale"),
+        "from privpca_edu.estimators.robust import KendallDPPCA\n"
+        "from privpca_edu.privacy import kendall_noise_scale"),
 }
 
 

@@ -4,9 +4,9 @@ Public names (``__all__``):
 
 * the estimators ``PCA``, ``TruncatedPowerPCA``, ``AnalyzeGauss``, ``ModSuLQ``, ``PPCA``, ``DPSPCA``,
   ``LocalGaussianPCA``, ``LocalSparsePCA``, ``KendallDPPCA``, ``SGPCA``, ``NSGGD`` and
-  ``PrivateLocalPCA``; their privacy record ``PrivacyRecord`` and warning ``PrivacyWarning``;
+  ``PrivateLocalPCA``; their privacy record ``PrivacyRecord`` (from ``privacy``) and warning ``PrivacyWarning``;
 * ``subspace_distance`` and ``__version__``;
-* the submodules ``accounting``, ``audit``, ``bounds``, ``datasets``, ``estimators``, ``experiments``, ``plotting``,
+* the submodules ``audit``, ``bounds``, ``datasets``, ``estimators``, ``experiments``, ``plotting``,
   ``privacy``, ``protocol``, ``reproduce``, ``subspace`` and ``widgets``.
 
 Everything is imported on first use (PEP 562): ``import privpca_edu`` is instant, and
@@ -20,7 +20,6 @@ from ._version import __version__  # noqa: E402  (the one version source)
 
 #: Submodules reachable as attributes, ``privpca_edu.<name>``.  A new submodule is one line here.
 _SUBMODULES = (
-    "accounting",
     "audit",
     "bounds",
     "datasets",
@@ -38,8 +37,9 @@ _SUBMODULES = (
 _NAMES = {
     **dict.fromkeys(
         ("PCA", "TruncatedPowerPCA", "AnalyzeGauss", "ModSuLQ", "PPCA", "DPSPCA", "LocalGaussianPCA",
-         "LocalSparsePCA", "KendallDPPCA", "SGPCA", "NSGGD", "PrivateLocalPCA", "PrivacyRecord"),
+         "LocalSparsePCA", "KendallDPPCA", "SGPCA", "NSGGD", "PrivateLocalPCA"),
         ".estimators"),
+    "PrivacyRecord": ".privacy",
     "PrivacyWarning": "._validation",
     "subspace_distance": ".subspace",
 }

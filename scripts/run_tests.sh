@@ -6,7 +6,7 @@
 #   bash scripts/run_tests.sh --fast              # the fast tier: unit tests only, no notebooks,
 #                                                 # no browser, no tests marked slow (see pyproject)
 #   bash scripts/run_tests.sh -x -k privacy       # extra pytest options are passed through
-#   bash scripts/run_tests.sh tests/test_privacy.py   # explicit paths replace the defaults
+#   bash scripts/run_tests.sh tests/privacy       # explicit paths replace the defaults
 #
 # Exits with pytest's exit code.  Works from any directory.
 set -euo pipefail

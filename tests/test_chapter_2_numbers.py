@@ -153,7 +153,7 @@ def test_solutions_numbers(text):
 
 def test_session_budget_numbers(text):
     # the accountant section: releases admitted under each composition, recomputed as the chapter does
-    from privpca_edu.accounting import BudgetAccountant, BudgetExceededError
+    from privpca_edu.privacy import BudgetAccountant, BudgetExceededError
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((500, 5)) * [1.0, 0.5, 0.3, 0.2, 0.1]

@@ -30,9 +30,9 @@ from chapter_prose import assert_said, assert_within_spread, half_unit, markdown
 import privpca_edu as pp
 from privpca_edu import bounds as B
 from privpca_edu.datasets import ldp_spiked
-from privpca_edu.estimators.local import LocalGaussianPCA, LocalSparsePCA, local_noise_scale
+from privpca_edu.estimators.local import LocalGaussianPCA, LocalSparsePCA
 from privpca_edu.experiments import ldp
-from privpca_edu.privacy import analyze_gauss_noise_scale
+from privpca_edu.privacy import analyze_gauss_noise_scale, local_noise_scale
 from privpca_edu.reproduce import paper_tasks
 from privpca_edu.reproduce._engine import run_task
 from privpca_edu.subspace import fantope_projection, random_subspace_distance

@@ -36,8 +36,9 @@ from privpca_edu.bounds import (kendall_breakdown, kendall_dppca_thm32, kendall_
                                 kendall_population_eigenvalues)
 from privpca_edu.datasets import elliptical
 from privpca_edu.estimators import kendall as kendall_module
-from privpca_edu.estimators.robust import KendallDPPCA, kendall_noise_scale, kendall_tau_matrix
+from privpca_edu.estimators.robust import KendallDPPCA, kendall_tau_matrix
 from privpca_edu.experiments import robust as ex
+from privpca_edu.privacy import kendall_noise_scale
 from privpca_edu.reproduce import paper_tasks
 from privpca_edu.reproduce._engine import run_task
 from privpca_edu.widgets.robust import breakdown_dashboard, heavy_tails_dashboard

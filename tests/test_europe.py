@@ -679,7 +679,8 @@ def _chapter_10_numbers(source, seed=0):
 
 def _compute_chapter_10_numbers(source, seed):
     import privpca_edu as pp
-    from privpca_edu.estimators.robust import KendallDPPCA, kendall_noise_scale
+    from privpca_edu.estimators.robust import KendallDPPCA
+    from privpca_edu.privacy import kendall_noise_scale
     from privpca_edu.subspace import random_orthonormal, subspace_distance, top_eigenvectors
 
     base = X_.nonprivate_map(source)

@@ -84,7 +84,7 @@ def test_extreme_data_norm_is_refused_naming_it(B):
             est.fit(X4)
     for call in (lambda: P.dps_pca_sigma(1.0, 1e-5, 10, data_norm=B),
                  lambda: P.mod_sulq_noise_scale(4, 100, 1.0, 1e-5, data_norm=B),
-                 lambda: pe.estimators.local.local_noise_scale(0.5, 1e-5, data_norm=B)):
+                 lambda: pe.privacy.local_noise_scale(0.5, 1e-5, data_norm=B)):
         with pytest.raises(ValueError, match=r"data_norm must be in \[1e-100, 1e\+100\]"):
             call()
 

@@ -14,9 +14,7 @@ PACKAGE = ROOT / "privpca_edu"
 #: Package-wide private helpers every subpackage may use (argument checks, random_state handling).
 SHARED_PRIVATE = {"privpca_edu._validation", "privpca_edu._version"}
 #: Private names still imported across subpackages, waiting for a public home; remove an entry when fixed.
-PENDING = {
-    "privpca_edu.protocol.run <- privpca_edu.estimators._base.make_record",
-}
+PENDING = set()
 
 
 def _lint_imports():

@@ -1,10 +1,9 @@
-"""Shared machinery of all estimators: the scikit-learn contract and the privacy record."""
+"""Shared machinery of all estimators: the scikit-learn contract (privacy records: privpca_edu.privacy.make_record)."""
 
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict, dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -24,73 +23,8 @@ from .._validation import (
     check_epsilon,
     check_n_components,
     clip_rows,
-    diagnostics_enabled,
-    DIAGNOSTICS_NOTE,
 )
-from ..privacy import check_gaussian_guarantee
-
-
-@dataclass(frozen=True)
-class PrivacyRecord:
-    """What a fitted private estimator promises, and on what assumptions.
-
-    Attributes
-    ----------
-    model : {"central", "local", "distributed"}
-        Who is trusted: a curator (central), nobody (local: each user randomises their own
-        record), or no single server (distributed: each provider adds its own noise).
-    epsilon, delta : float
-        The guarantee for the whole release (``inf`` means no privacy).
-    neighbouring : str
-        The neighbouring relation the guarantee is proved for ("replace-one").
-    data_norm : float
-        The public row-norm bound the proof assumes (rows above it were scaled down).
-    mechanism : str
-        Short name of the mechanism (e.g. "Gaussian mechanism on X^T X / n").
-    calibration : str
-        How σ was computed ("classic", "analytic", "paper", …).
-    sensitivity : float or None
-        ℓ2 sensitivity in the coordinates the noise is added in (None for samplers).
-    noise_scale : float or None
-        The noise standard deviation used (None for samplers).
-    is_private : bool
-        True only when the noise actually used provably gives (ε, δ): every record with
-        Gaussian noise is checked exactly by :func:`privpca_edu.privacy.check_gaussian_guarantee`
-        (one shared place).  False when that check fails, when the calibration or the pipeline
-        is known not to be private (a paper's constant kept for reproduction, data-dependent
-        scaling), or when ε = inf.
-    note : str
-        Anything the user must know (e.g. "not differentially private: …").
-    n_releases : int
-        How many times a Gaussian release of this sensitivity and noise scale was made (the T
-        adaptive steps of an iterative method; 1 for a one-shot mechanism).
-    releases : tuple of (sensitivity, noise_scale, count)
-        Every Gaussian release computed from the private data, as checked; empty for
-        mechanisms that add no Gaussian noise (samplers).
-    exact_delta : float or None
-        The exact δ at ε of all Gaussian releases together (Gaussian DP; None without any).
-    """
-
-    model: str
-    epsilon: float
-    delta: float
-    neighbouring: str
-    data_norm: float | None
-    mechanism: str
-    calibration: str
-    sensitivity: float | None = None
-    noise_scale: float | None = None
-    is_private: bool = True
-    note: str = ""
-    n_releases: int = 1
-    releases: tuple = ()
-    exact_delta: float | None = None
-
-    def __getitem__(self, key):  # dict-style access for convenience in notebooks
-        return asdict(self)[key]
-
-    def as_dict(self):
-        return asdict(self)
+from ..privacy import make_record
 
 
 def _real(low=0.0, high=None, closed="neither"):
@@ -109,7 +43,7 @@ POSITIVE = [_real()]
 NONNEGATIVE = [_real(closed="left")]
 POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
 BOOLEAN = ["boolean"]
-#: ``accountant=``: None or a :class:`privpca_edu.accounting.BudgetAccountant` (anything with its two methods)
+#: ``accountant=``: None or a :class:`privpca_edu.privacy.BudgetAccountant` (anything with its two methods)
 ACCOUNTANT = [None, HasMethods(["check_estimator", "spend_record"])]
 
 
@@ -292,7 +226,7 @@ def _accounted(fit):
     """Wrap a releasing method (``fit``) so that ``accountant=`` is asked first and charged after.
 
     Before ``fit`` runs (so before any noise is drawn), the parameters are validated and the
-    accountant refuses, with :class:`~privpca_edu.accounting.BudgetExceededError`, a release that
+    accountant refuses, with :class:`~privpca_edu.privacy.BudgetExceededError`, a release that
     would exceed its budget; after it, the accountant is charged the record ``privacy_``.  Nested
     calls (a subclass's ``fit`` calling ``super().fit``) are charged once.
     """
@@ -320,7 +254,7 @@ class PrivateEstimator(PCABase):
     """Validation shared by every private estimator (ε, δ, data_norm, k, X, clipping), and the accountant.
 
     ``accountant=`` (every private estimator has it): a
-    :class:`~privpca_edu.accounting.BudgetAccountant` that each ``fit`` (and
+    :class:`~privpca_edu.privacy.BudgetAccountant` that each ``fit`` (and
     ``fit_second_moment``) asks before drawing any noise and charges with ``privacy_`` after;
     subclasses only list the parameter (the wrapping is done here, in ``__init_subclass__``).
     """
@@ -421,40 +355,3 @@ def is_provider_list(X):
         raise TypeError("X mixes 2-D arrays with other items: pass one 2-D array, or a list of 2-D numpy arrays "
                         "(one per provider)")
     return all(two_d)
-
-
-def make_record(**fields):
-    """Build a :class:`PrivacyRecord`, checking every Gaussian release exactly.
-
-    ``releases`` (a sequence of (Δ, σ, count)) defaults to one entry
-    ``(sensitivity, noise_scale, n_releases)`` when both are given; pass ``releases=()`` for a
-    mechanism that adds no Gaussian noise (a sampler).  Whatever the caller
-    claims, ``is_private`` ends up True only if
-    :func:`privpca_edu.privacy.check_gaussian_guarantee` confirms (ε, δ) for the noise
-    actually used; otherwise the record says not private and the note says why.
-    """
-    n_rel = int(fields.setdefault("n_releases", 1))
-    releases = fields.get("releases")
-    if releases is None:
-        sens, sigma = fields.get("sensitivity"), fields.get("noise_scale")
-        releases = ((float(sens), float(sigma), n_rel),) if sens is not None and sigma is not None else ()
-    fields["releases"] = tuple(tuple(r) if len(r) == 3 else (*r, 1) for r in releases)
-    notes = [fields["note"]] if fields.get("note") else []
-    if diagnostics_enabled() and not math.isinf(fields["epsilon"]):
-        fields["is_private"] = False
-        notes.insert(0, DIAGNOSTICS_NOTE)
-    if math.isinf(fields["epsilon"]):
-        fields["is_private"] = False
-        fields["releases"] = ()
-        if not any("no noise" in n for n in notes):  # first, whatever else the note says
-            notes.insert(0, "epsilon=inf: no noise, not differentially private")
-        fields["exact_delta"] = None
-    elif fields["releases"]:
-        g = check_gaussian_guarantee(fields["epsilon"], fields["delta"], fields["releases"])
-        fields["exact_delta"] = g.exact_delta
-        if not g.holds and fields.get("is_private", True):
-            fields["is_private"] = False
-            notes.insert(0, g.note)
-    fields["note"] = "; ".join(notes)
-    return PrivacyRecord(**fields)
-

@@ -34,11 +34,10 @@ from .._validation import (
     check_n_components,
     check_option,
 )
-from ..privacy import (  # the calibrations live in privpca_edu.privacy; re-exported here
+from ..privacy import (
     KENDALL_SENSITIVITIES,
     TRANSFORM_KINDS,
     gaussian_sigma,
-    kendall_noise_scale,
     kendall_sensitivity,
     resolve_radius,
     resolve_transform,
@@ -60,13 +59,7 @@ __all__ = [
     "KendallDPPCA",
     "kendall_tau_matrix",
     "kendall_tau_naive",
-    "kendall_sensitivity",
-    "kendall_noise_scale",
-    "resolve_transform",
-    "resolve_radius",
     "spatial_sign",
-    "TRANSFORM_KINDS",
-    "KENDALL_SENSITIVITIES",
 ]
 
 

@@ -48,7 +48,7 @@ from .._validation import (
     clip_rows,
     single_threaded_blas,
 )
-from ..privacy import LOCAL_CALIBRATIONS, local_noise_scale, symmetric_noise  # noqa: F401 (re-exported)
+from ..privacy import LOCAL_CALIBRATIONS, local_noise_scale, symmetric_noise
 from ..subspace import fantope_projection, top_eigenvectors
 from ._admm import lockstep_fantope_admm
 from ._base import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT, PrivateEstimator, StrOptions
@@ -59,14 +59,12 @@ __all__ = [
     "LocalGaussianPCA",
     "LocalSparsePCA",
     "local_gaussian_report",
-    "local_noise_scale",
     "fantope_admm",
     "fantope_admm_stack",
     "soft_threshold",
     "default_sparse_penalty",
     "ADMMResult",
     "ConvergenceWarning",
-    "LOCAL_CALIBRATIONS",
     "check_solver_params",
 ]
 
@@ -256,17 +254,28 @@ class LocalGaussianPCA(PrivateEstimator):
         epsilon, delta, data_norm = self._validate_privacy()
         check_option(self.calibration, "calibration", tuple(LOCAL_CALIBRATIONS))
         cal = local_noise_scale(epsilon, delta, data_norm, self.calibration, self.sensitivity)
-        if warn and (not cal["is_private"] or cal["under_calibrated"]) and not math.isinf(epsilon):
+        if warn and not cal.is_private and not math.isinf(epsilon):
             warnings.warn(cal["note"], PrivacyWarning, stacklevel=caller_stacklevel())
         return epsilon, delta, data_norm, cal
 
     def noise_calibration(self, warn=True):
         """The per-user calibration for the current parameters (computed from public parameters only).
 
-        The dict of :func:`privpca_edu.privacy.local_noise_scale` (``noise_scale`` σ₁,
-        ``sensitivity``, ``is_private``, ``note``, ...), after validating ε, δ, B and
-        ``calibration`` as :meth:`fit` does; ``warn``: issue the :class:`PrivacyWarning` that
-        :meth:`fit` issues for a calibration that is not private.
+        The :class:`~privpca_edu.privacy.PrivacyRecord` of one user's report, from
+        :func:`privpca_edu.privacy.local_noise_scale` (``noise_scale`` σ₁, ``sensitivity``,
+        ``is_private``, ``note``, ...), after validating ε, δ, B and ``calibration`` as :meth:`fit`
+        does.
+
+        Parameters
+        ----------
+        warn : bool, default True
+            Issue the :class:`PrivacyWarning` that :meth:`fit` issues for a calibration that is
+            not private.
+
+        Returns
+        -------
+        PrivacyRecord
+            The per-user record (it reads like a dict too: ``record["noise_scale"]``).
         """
         return self._calibrate(warn=warn)[3]
 

@@ -34,7 +34,7 @@ from .._validation import (
     row_norms,
     single_threaded_blas,
 )
-from ..privacy import (  # the calibrations live in privpca_edu.privacy; re-exported here
+from ..privacy import (
     nsggd_noise_scale,
 )
 from ..subspace import fix_signs, random_orthonormal, top_eigenvectors
@@ -48,7 +48,6 @@ from ._base import (
 
 __all__ = [
     "NSGGD",
-    "nsggd_noise_scale",
     "ggd_objective",
     "ggd_gradient",
     "grassmann_step",

@@ -14,9 +14,9 @@ its method, and every name keeps working from here.
 (:mod:`.replication`)                               max-norm scaling — **not private**, for reproducing its figures
 ==================================================  ============================================================
 
-The sensitivities and noise scales (:func:`kendall_sensitivity`, :func:`kendall_noise_scale`,
-:func:`sgpca_sensitivity`, :func:`nsggd_noise_scale`) are defined, with their derivations, in
-:mod:`privpca_edu.privacy` and re-exported here.
+The sensitivities and noise scales (``kendall_sensitivity``, ``kendall_noise_scale``,
+``sgpca_sensitivity``, ``nsggd_noise_scale``) live, with their derivations, in
+:mod:`privpca_edu.privacy`.
 
 References
 ----------
@@ -26,20 +26,14 @@ References
 
 from . import kendall as _kendall, nsggd as _nsggd, replication as _replication, sgpca as _sgpca
 from .kendall import (  # noqa: F401  (re-exported: __all__ below)
-    KENDALL_SENSITIVITIES,
-    TRANSFORM_KINDS,
     KendallDPPCA,
-    kendall_noise_scale,
-    kendall_sensitivity,
     kendall_tau_matrix,
     kendall_tau_naive,
-    resolve_radius,
-    resolve_transform,
     spatial_sign,
 )
 from .kendall import KENDALL_WARN_SECONDS, kendall_cost_seconds  # noqa: F401  (kept importable from here)
-from .nsggd import NSGGD, ggd_gradient, ggd_objective, grassmann_step, nsggd_noise_scale  # noqa: F401
+from .nsggd import NSGGD, ggd_gradient, ggd_objective, grassmann_step  # noqa: F401
 from .replication import NonPrivateAnalyzeGaussReplication  # noqa: F401
-from .sgpca import SGPCA, sgpca_sensitivity  # noqa: F401
+from .sgpca import SGPCA  # noqa: F401
 
 __all__ = [*_kendall.__all__, *_sgpca.__all__, *_nsggd.__all__, *_replication.__all__]

@@ -22,7 +22,7 @@ from .._validation import (
     check_epsilon,
     check_n_components,
 )
-from ..privacy import (  # the calibrations live in privpca_edu.privacy; re-exported here
+from ..privacy import (
     gaussian_sigma,
     sgpca_sensitivity,
 )
@@ -40,7 +40,6 @@ from .covariance import NoisyMatrixMechanism
 
 __all__ = [
     "SGPCA",
-    "sgpca_sensitivity",
 ]
 
 

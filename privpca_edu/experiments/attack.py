@@ -182,7 +182,7 @@ def _utility_index(n_pairs):
 def _noise_scale(epsilon, delta, sensitivity):
     """σ of each released entry: the call AnalyzeGauss(calibration="analytic") makes.
 
-    Asked from privacy.py with the sensitivity the estimator itself reported, so a large X is
+    Asked from privpca_edu.privacy with the sensitivity the estimator itself reported, so a large X is
     not copied once per ε (tests check the result equals ``AnalyzeGauss(...).fit(X).noise_scale_``).
     """
     return gaussian_sigma(sensitivity, epsilon, delta, method="analytic")

@@ -241,7 +241,7 @@ def _ppca_error(scatter, n_components, epsilon, sweeps, truth, rng):
 
 
 def _mod_sulq_error(scatter, n, n_components, epsilon, delta, truth, rng):
-    # ModSuLQ's release A + E (β from privacy.py, the estimator's own calibration) on a cached A
+    # ModSuLQ's release A + E (β from privpca_edu.privacy, the estimator's own calibration) on a cached A
     d = scatter.shape[0]
     beta = mod_sulq_noise_scale(d, n, epsilon, delta)
     _, V = top_eigenvectors(scatter / n + symmetric_noise(d, beta, random_state=rng), n_components)

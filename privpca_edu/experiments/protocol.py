@@ -41,11 +41,11 @@ from .._validation import PrivacyWarning, check_int, check_option, as_generator,
 from ..estimators import AnalyzeGauss
 from ..estimators.private_local import ChainRankWarning, PrivateLocalPCA
 from .. import protocol as _protocol
+from ..privacy import dpdpca_noise_scale
 from ..protocol.mechanism import (
     PlaintextDPDPCA,
     centred_scatter,
     default_mask_scale,
-    dpdpca_noise_scale,
     owner_shares,
     protocol_noise,
 )

@@ -42,9 +42,8 @@ from .._validation import (PrivacyWarning, check_int, check_option, as_generator
                            single_threaded_blas)
 from ..datasets import elliptical, outlier_direction, spike_directions
 from ..estimators.covariance import AnalyzeGauss
-from ..estimators.robust import (NSGGD, SGPCA, KendallDPPCA, NonPrivateAnalyzeGaussReplication, kendall_tau_matrix,
-                                 nsggd_noise_scale)
-from ..privacy import gaussian_sigma, symmetric_noise
+from ..estimators.robust import NSGGD, SGPCA, KendallDPPCA, NonPrivateAnalyzeGaussReplication, kendall_tau_matrix
+from ..privacy import gaussian_sigma, nsggd_noise_scale, symmetric_noise
 from ..subspace import fix_signs, random_orthonormal, subspace_distance, top_eigenvectors
 from ._threads import in_parallel
 

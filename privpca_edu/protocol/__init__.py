@@ -14,10 +14,13 @@ which the audits and the experiments use.
 :class:`DPDPCAResult`             components, S′, σ, privacy record, transcript, timings
 :class:`PlaintextDPDPCA`          the same release without encryption (audits, sweeps)
 :func:`protocol_noise`            the one noise sampler both paths call
-:func:`dpdpca_noise_scale`        σ for (ε, δ, B, calibration[, mask μ]); Δ from :func:`dpdpca_sensitivity`
-:func:`mask_sensitivity`          2B, the sensitivity of v, released masked as v′ = v + b
 :func:`centred_worst_case_pair`   replace-one neighbours attaining the sensitivity
 ================================  ==========================================================
+
+Its σ and sensitivities are :func:`privpca_edu.privacy.dpdpca_noise_scale`,
+:func:`~privpca_edu.privacy.dpdpca_sensitivity` (Δ = 4B²) and
+:func:`~privpca_edu.privacy.mask_sensitivity` (2B, the sensitivity of v, released masked as
+v′ = v + b).
 """
 
 from ._crypto import (
@@ -39,10 +42,7 @@ from .mechanism import (
     PlaintextDPDPCA,
     centred_scatter,
     centred_worst_case_pair,
-    dpdpca_noise_scale,
     default_mask_scale,
-    dpdpca_sensitivity,
-    mask_sensitivity,
     owner_shares,
     protocol_noise,
 )
@@ -53,8 +53,7 @@ from .transcript import Message, Transcript
 __all__ = [
     "run_dpdpca", "encrypt_and_aggregate", "EncryptedAggregate", "DPDPCAResult", "validate_owner_datasets",
     "DataOwner", "Proxy", "DataUser", "Message", "Transcript",
-    "PlaintextDPDPCA", "protocol_noise", "dpdpca_noise_scale", "dpdpca_sensitivity", "centred_scatter",
-    "mask_sensitivity", "default_mask_scale",
+    "PlaintextDPDPCA", "protocol_noise", "centred_scatter", "default_mask_scale",
     "owner_shares", "centred_worst_case_pair", "CALIBRATIONS", "NOISE_BY",
     "InsecureKeyWarning", "generate_keypair", "gmpy2_in_use", "require_phe", "encrypt_fixed", "decrypt_exact",
     "ciphertext_bytes", "FIXED_EXPONENT", "MIN_KEY_LENGTH", "SECURE_KEY_LENGTH", "new_secret",

@@ -68,11 +68,10 @@ from .._validation import (
     clip_rows,
 )
 from ..estimators.covariance import ReleaseParts
-from ..privacy import (  # the calibrations live in privpca_edu.privacy; re-exported here
+from ..privacy import (
     DPDPCA_CALIBRATIONS,
     dpdpca_noise_scale,
     dpdpca_sensitivity,
-    mask_sensitivity,
     symmetric_noise,
 )
 
@@ -85,9 +84,6 @@ __all__ = [
     "owner_shares",
     "centred_scatter",
     "upper_indices",
-    "dpdpca_sensitivity",
-    "dpdpca_noise_scale",
-    "mask_sensitivity",
     "default_mask_scale",
     "paper_calibration_note",
     "protocol_noise",

@@ -17,7 +17,7 @@ sequence of releases.
 
 What the data user receives is two Gaussian releases: :math:`S' = S + G'` (Δ = 4B², σ) and the
 masked column sum :math:`v' = v + b` (Δ = 2B, β = ``mask_scale``).  The privacy record composes
-both exactly (:func:`~privpca_edu.estimators._base.make_record`, Gaussian DP).
+both exactly (:func:`~privpca_edu.privacy.make_record`, Gaussian DP).
 
 Randomness and parallel runs.  One 32-byte secret per run, drawn from ``random_state`` after the
 noise G′ (or from :mod:`secrets` when ``random_state`` is None), is split by hashing into one
@@ -50,8 +50,7 @@ from .._validation import (
     diagnostics_enabled,
     as_generator,
 )
-from ..estimators._base import make_record
-from ..estimators import PrivacyRecord
+from ..privacy import PrivacyRecord, dpdpca_noise_scale, dpdpca_sensitivity, make_record, mask_sensitivity
 from ..subspace import fix_signs
 from . import _crypto
 from ._parallel import check_n_jobs, run_tasks
@@ -60,9 +59,6 @@ from .mechanism import (
     NOISE_BY,
     _warn_paper,
     default_mask_scale,
-    dpdpca_noise_scale,
-    dpdpca_sensitivity,
-    mask_sensitivity,
     paper_calibration_note,
     protocol_noise,
 )
@@ -551,7 +547,7 @@ def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.
     **Privacy** (replace-one neighbours, N public).  The data user receives two Gaussian
     releases: S′ = S + G′ (Δ = 4B², σ; :mod:`privpca_edu.protocol.mechanism`) and v′ = v + b
     (Δ = 2B, β).  They compose to :math:`\sqrt{(4B^2/\sigma)^2 + (2B/\beta)^2}`-GDP, and the record
-    (built by :func:`~privpca_edu.estimators._base.make_record`, which checks it exactly) says
+    (built by :func:`~privpca_edu.privacy.make_record`, which checks it exactly) says
     (ε, δ) only if that implies (ε, δ).  Everything the data user can compute from its exact
     decryptions is a function of these two releases (up to the double precision of the Gaussian
     sampler): the mask b and the noise are drawn on the same fixed-point grid as the data, with

@@ -36,12 +36,12 @@ from privpca_edu.estimators.local import (
     fantope_admm,
     fantope_admm_stack,
     local_gaussian_report,
-    local_noise_scale,
     soft_threshold,
 )
+from privpca_edu.privacy import local_noise_scale
 from privpca_edu.subspace import fantope_projection, random_orthonormal, subspace_distance, top_eigenvectors
 
-# The classic-constant warning for ε ≥ 1 is privacy.py's (tested there and, where it matters here,
+# The classic-constant warning for ε ≥ 1 is privpca_edu.privacy's (tested there and, where it matters here,
 # with pytest.warns, which records it regardless of this filter).
 pytestmark = pytest.mark.filterwarnings("ignore:the classic Gaussian mechanism is proved only")
 
@@ -81,7 +81,7 @@ def test_calibration_values_match_spec_table(eps, delta, paper, replacement):
     assert p["noise_scale"] == pytest.approx(paper, abs=1e-6)
     assert r["noise_scale"] == pytest.approx(replacement, abs=1e-6)
     assert r["noise_scale"] / p["noise_scale"] == pytest.approx(math.sqrt(2), rel=1e-14)
-    assert r["is_private"] and p["under_calibrated"] and not r["under_calibrated"]
+    assert r["is_private"] and p.sensitivity < p.releases[0][0] and r.sensitivity == r.releases[0][0] == math.sqrt(2)
     assert p["noise_scale"] ** 2 == pytest.approx(2 * math.log(1.25 / delta) / eps**2, rel=1e-12)
 
 
@@ -127,7 +127,7 @@ def test_data_norm_and_sensitivity_override():
     over = local_noise_scale(0.5, 1e-4, sensitivity=2.0)
     assert over["is_private"] and over["noise_scale"] == pytest.approx(base * math.sqrt(2))
     under = local_noise_scale(0.5, 1e-4, sensitivity=0.5)
-    assert not under["is_private"] and under["under_calibrated"] and "sensitivity=0.5" in under["note"]
+    assert not under["is_private"] and under.sensitivity < under.releases[0][0] and "sensitivity=0.5" in under["note"]
 
 
 # ------------------------------------------------------------------------- §8.3 sensitivity

@@ -25,13 +25,10 @@ from privpca_edu.estimators.robust import (
     ggd_gradient,
     ggd_objective,
     grassmann_step,
-    kendall_noise_scale,
-    kendall_sensitivity,
     kendall_tau_matrix,
     kendall_tau_naive,
-    nsggd_noise_scale,
-    sgpca_sensitivity,
 )
+from privpca_edu.privacy import kendall_noise_scale, kendall_sensitivity, nsggd_noise_scale, sgpca_sensitivity
 from privpca_edu.subspace import random_orthonormal, top_eigenvectors
 
 

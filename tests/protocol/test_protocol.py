@@ -33,13 +33,13 @@ from privpca_edu.protocol import (
     centred_scatter,
     centred_worst_case_pair,
     decrypt_exact,
-    dpdpca_noise_scale,
     encrypt_and_aggregate,
     owner_shares,
     protocol_noise,
     run_dpdpca,
 )
 from privpca_edu.protocol import _crypto
+from privpca_edu.privacy import dpdpca_noise_scale
 
 phe = pytest.importorskip("phe")
 

@@ -14,7 +14,8 @@ import pytest
 
 import privpca_edu as pp
 from privpca_edu import privacy
-from privpca_edu.protocol import FIXED_EXPONENT, DataOwner, dpdpca_noise_scale, run_dpdpca
+from privpca_edu.privacy import dpdpca_noise_scale
+from privpca_edu.protocol import FIXED_EXPONENT, DataOwner, run_dpdpca
 from privpca_edu.protocol import _crypto
 
 phe = pytest.importorskip("phe")

@@ -17,9 +17,8 @@ import numpy as np
 from ..._validation import check_delta, check_epsilon, check_int, check_option, check_positive
 from ...bounds import local as _bounds_ldp
 from ...estimators import AnalyzeGauss
-from ...estimators.local import (check_solver_params, default_sparse_penalty, fantope_admm, fantope_admm_stack,
-                                 local_noise_scale)
-from ...privacy import analyze_gauss_noise_scale, symmetric_noise
+from ...estimators.local import check_solver_params, default_sparse_penalty, fantope_admm, fantope_admm_stack
+from ...privacy import analyze_gauss_noise_scale, local_noise_scale, symmetric_noise
 from ...subspace import random_subspace_distance, sin_theta, top_eigenvectors
 from .._threads import in_parallel, n_workers
 from ._shared import (_central_errors, _frozen, _ldp_errors, _ldp_estimator, _merge_notes, _Notes, _pca_error,

@@ -7,8 +7,7 @@ import math
 import numpy as np
 
 from ..._validation import check_int
-from ...estimators.local import local_noise_scale
-from ...privacy import analyze_gauss_noise_scale
+from ...privacy import analyze_gauss_noise_scale, local_noise_scale
 from ...subspace import random_subspace_distance
 from ._shared import _central_errors, _ldp_errors, _Notes, _pca_error, second_moment
 from .figures import BOOK_DENSE

@@ -72,7 +72,7 @@ def ldp_error_curves(algorithm="dense", x="n_samples", x_values=(10_000, 100_000
     n_repeats : int
         Noise draws per point (the paper: 20).  The data (S) is drawn once per point.
     calibration : {"replacement", "paper", "analytic"}
-        The local calibration (:func:`~privpca_edu.estimators.local.local_noise_scale`).
+        The local calibration (:func:`~privpca_edu.privacy.local_noise_scale`).
     solver : dict, optional
         Extra :class:`LocalSparsePCA` arguments (``lam_scale``, ``adaptive_rho``, …).
     method : {"auto", "wishart", "data"}

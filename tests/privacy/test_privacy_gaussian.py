@@ -1,7 +1,6 @@
-"""privpca_edu.privacy: σ calibration, composition, GDP/zCDP helpers and symmetric noise.
+"""The Gaussian mechanism (privpca_edu.privacy._gaussian): σ calibration, Gaussian DP, symmetric noise.
 
-Reference values: Dwork & Roth (2014), Thm A.1; Balle & Wang (2018); Chaudhuri, Sarwate & Sinha
-(2013); Bun & Steinke (2016); Ge et al. (2018), §3.
+Reference values: Dwork & Roth (2014), Thm A.1; Balle & Wang (2018), Theorem 8; Dong, Roth & Su (2019).
 """
 
 import math
@@ -22,7 +21,7 @@ from privpca_edu import privacy as P
 
 
 def test_classic_sigma_reference_value():
-    # §7.1: Δ = 1, ε = 0.5, δ = 1e-5 → σ = √(2 ln(1.25e5))/0.5 = 9.6896
+    # Dwork & Roth, Thm A.1: Δ = 1, ε = 0.5, δ = 1e-5 → σ = √(2 ln(1.25e5))/0.5 = 9.6896
     sigma = P.gaussian_sigma(1.0, 0.5, 1e-5)
     assert sigma == pytest.approx(9.6896, abs=5e-5)
     assert sigma == pytest.approx(math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5, rel=1e-15)
@@ -33,7 +32,7 @@ def test_classic_sigma_reference_value():
     [(1.0, 1e-5, 3.7306), (0.5, 1e-5, 7.0318), (1.0, 0.3, 0.6902)],
 )
 def test_analytic_sigma_reference_values(epsilon, delta, expected):
-    # §7.2 (Balle & Wang), Δ = 1
+    # Balle & Wang's analytic calibration, Δ = 1
     assert P.gaussian_sigma(1.0, epsilon, delta, method="analytic") == pytest.approx(expected, abs=5e-5)
 
 
@@ -117,109 +116,8 @@ def test_gaussian_sigma_rejects_unknown_method():
 
 
 # ---------------------------------------------------------------------------------------------
-# §2.2 table: T = 10 iterations, Δ = 2
+# Gaussian differential privacy
 # ---------------------------------------------------------------------------------------------
-SECTION_2_2_TABLE = [
-    # ε,   δ,    paper,  classic, analytic_basic, zcdp, analytic_exact
-    (0.5, 0.3, 115.93, 109.25, 15.83, 21.49, 5.48),
-    (1.0, 0.3, 57.96, 54.62, 11.90, 11.55, 4.37),
-    (1.5, 0.3, 38.64, 36.42, 9.73, 8.17, 3.72),
-    (2.0, 0.3, 28.98, 27.31, 8.32, 6.46, 3.29),
-    (1.0, 0.01, 77.98, 75.53, 34.81, 20.18, 11.88),
-    (1.0, 0.05, 69.23, 66.46, 23.88, 16.68, 8.43),
-    (1.0, 0.1, 65.10, 62.15, 19.08, 14.91, 6.87),
-    (1.0, 0.5, 54.32, 50.75, 8.97, 9.54, 3.21),
-    (2.0, 0.01, 38.99, 37.76, 19.80, 10.55, 7.06),
-    (2.0, 0.5, 27.16, 25.37, 6.65, 5.53, 2.60),
-]
-TABLE_METHODS = ("paper", "classic", "analytic_basic", "zcdp", "analytic_exact")
-
-
-@pytest.mark.parametrize("row", SECTION_2_2_TABLE, ids=lambda r: f"eps={r[0]},delta={r[1]}")
-def test_section_2_2_table(row):
-    epsilon, delta, *expected = row
-    with warnings.catch_warnings():
-        # ε/T ≤ 0.2 < 1 in every row: the classic-based methods must not warn here
-        warnings.simplefilter("error", PrivacyWarning)
-        got = [P.iterative_gaussian_sigma(2.0, epsilon, delta, 10, m) for m in TABLE_METHODS]
-    # the table prints 2 decimals, so a correct value is within 0.005 of it
-    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-2)
-
-
-def test_dps_pca_sigma_paper_values():
-    # §8 item 1
-    assert P.dps_pca_sigma(1.0, 0.3, 10) == pytest.approx(57.963, abs=5e-4)
-    assert P.dps_pca_sigma(1.0, 0.01, 10) == pytest.approx(77.979, abs=5e-4)
-    # boxed formula σ = 2T/ε √(2 log(2T/δ)) and Δ = 2B² scaling
-    assert P.dps_pca_sigma(1.0, 0.3, 10) == pytest.approx(20 * math.sqrt(2 * math.log(20 / 0.3)), rel=1e-14)
-    assert P.dps_pca_sigma(1.0, 0.3, 10, data_norm=3.0) == pytest.approx(9 * P.dps_pca_sigma(1.0, 0.3, 10))
-
-
-def test_paper_calibration_warns_when_per_step_epsilon_reaches_one():
-    with pytest.warns(PrivacyWarning, match="epsilon/T"):
-        P.iterative_gaussian_sigma(2.0, 10.0, 0.3, 10, "paper")
-
-
-def test_every_iterative_calibration_is_valid_by_exact_gdp_accounting():
-    # T Gaussian steps with the same Δ/σ are exactly μ-GDP with μ = √T Δ/σ; every valid
-    # calibration must therefore spend at most ε at δ by the exact curve.  The "analytic_exact"
-    # method sits on the curve itself.
-    for epsilon, delta, *_ in SECTION_2_2_TABLE:
-        for method in P.ITERATIVE_CALIBRATIONS:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", PrivacyWarning)
-                sigma = P.iterative_gaussian_sigma(2.0, epsilon, delta, 10, method)
-            mu = math.sqrt(10) * 2.0 / sigma
-            assert P.gdp_delta(mu, epsilon) <= delta * (1 + 1e-9), method
-        sigma = P.iterative_gaussian_sigma(2.0, epsilon, delta, 10, "analytic_exact")
-        assert P.gdp_epsilon(math.sqrt(10) * 2.0 / sigma, delta) == pytest.approx(epsilon, rel=1e-6)
-
-
-# ---------------------------------------------------------------------------------------------
-# zCDP, composition, GDP
-# ---------------------------------------------------------------------------------------------
-
-
-def test_zcdp_example_paper_sigma_is_conservative():
-    # §7.3: the paper's σ at ε = 1, δ = 0.3, T = 10 buys only ε ≈ 0.175 under zCDP
-    sigma = P.iterative_gaussian_sigma(2.0, 1.0, 0.3, 10, "paper")
-    rho = P.zcdp_rho(2.0, sigma, n_steps=10)
-    assert rho == pytest.approx(10 * 4 / (2 * sigma**2), rel=1e-14)
-    assert P.zcdp_to_dp(rho, 0.3) == pytest.approx(0.175, abs=1e-3)
-
-
-@pytest.mark.parametrize("epsilon, delta", [(0.5, 0.3), (1.0, 0.01), (2.0, 1e-5)])
-def test_zcdp_calibration_inverts_conversion(epsilon, delta):
-    sigma = P.iterative_gaussian_sigma(2.0, epsilon, delta, 10, "zcdp")
-    assert P.zcdp_to_dp(P.zcdp_rho(2.0, sigma, 10), delta) == pytest.approx(epsilon, rel=1e-12)
-
-
-def test_zcdp_formulas():
-    assert P.zcdp_rho(1.0, 2.0) == pytest.approx(1 / 8)
-    assert P.zcdp_rho(3.0, 2.0, n_steps=4) == pytest.approx(4 * 9 / 8)
-    assert P.zcdp_to_dp(0.5, 1e-5) == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e5)))
-    assert P.zcdp_to_dp(0.0, 0.1) == 0.0
-
-
-def test_compose_basic():
-    assert P.compose_basic(0.1, 1e-6, 10) == pytest.approx((1.0, 1e-5))
-    assert P.compose_basic(0.3, 0.0, 1) == (0.3, 0.0)
-    with pytest.raises(ValueError, match="n_steps"):
-        P.compose_basic(0.1, 1e-6, 0)
-
-
-@pytest.mark.parametrize("eps0, delta0, T, slack", [(0.1, 1e-6, 10, 1e-5), (0.01, 0.0, 1000, 1e-6), (0.5, 1e-8, 3, 0.01)])
-def test_compose_advanced_formula(eps0, delta0, T, slack):
-    eps, delta = P.compose_advanced(eps0, delta0, T, slack)
-    expected = eps0 * math.sqrt(2 * T * math.log(1 / slack)) + T * eps0 * (math.exp(eps0) - 1)
-    assert eps == pytest.approx(expected, rel=1e-12)
-    assert delta == pytest.approx(T * delta0 + slack, rel=1e-12)
-
-
-def test_compose_advanced_beats_basic_for_many_small_steps():
-    adv, _ = P.compose_advanced(0.01, 0.0, 1000, 1e-6)
-    basic, _ = P.compose_basic(0.01, 0.0, 1000)
-    assert adv < basic / 5
 
 
 @given(
@@ -249,26 +147,6 @@ def test_gdp_closed_form_at_epsilon_zero():
     # δ(0) = Φ(μ/2) − Φ(−μ/2) = total variation between N(0,1) and N(μ,1)
     for mu in (0.1, 1.0, 3.0):
         assert P.gdp_delta(mu, 0.0) == pytest.approx(stats.norm.cdf(mu / 2) - stats.norm.cdf(-mu / 2), rel=1e-10)
-
-
-# ---------------------------------------------------------------------------------------------
-# MOD-SuLQ
-# ---------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "d, n, epsilon, delta, expected",
-    [(1000, 10**5, 1.0, 0.3, 0.051847), (40, 10**5, 1.0, 0.1, 0.0016595), (160, 10**5, 1.0, 0.1, 0.0075089)],
-)
-def test_mod_sulq_reference_values(d, n, epsilon, delta, expected):
-    # §6.1; the expected values are printed to 5 significant digits
-    assert P.mod_sulq_noise_scale(d, n, epsilon, delta) == pytest.approx(expected, rel=5e-5)
-
-
-def test_mod_sulq_scales_with_data_norm_squared():
-    base = P.mod_sulq_noise_scale(100, 5000, 0.5, 1e-3)
-    for B in (0.5, 2.0, 7.0):
-        assert P.mod_sulq_noise_scale(100, 5000, 0.5, 1e-3, data_norm=B) == pytest.approx(B**2 * base, rel=1e-14)
 
 
 # ---------------------------------------------------------------------------------------------
