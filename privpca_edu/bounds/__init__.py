@@ -89,7 +89,7 @@ def gaussian_noise_spectral_norm(n_features, sigma, convention="upper_iid"):
     Parameters
     ----------
     n_features : int
-        d ≥ 1.
+        Dimension d ≥ 1.
     sigma : float
         The noise scale σ ≥ 0 passed to ``symmetric_noise`` (0 gives zeros).
     convention : {"upper_iid", "frobenius"}
@@ -170,9 +170,9 @@ def davis_kahan(noise_norm_2, noise_norm_F, eigengap, n_components):
         ‖E‖₂ and ‖E‖_F (≥ 0): measured, or typical values from
         :func:`gaussian_noise_spectral_norm`.
     eigengap : float
-        g > 0, the gap of the *unperturbed* matrix between eigenvalues k and k + 1.
+        Eigengap g > 0, the gap of the *unperturbed* matrix between eigenvalues k and k + 1.
     n_components : int
-        k ≥ 1.
+        Number of components k ≥ 1.
 
     Returns
     -------
@@ -249,9 +249,9 @@ def analyze_gauss_bound(n_samples, n_features, n_components, epsilon, delta, eig
     n_samples, n_features, n_components : int
         n ≥ 1, d ≥ 2, 1 ≤ k < d.
     epsilon : float
-        ε > 0 (``numpy.inf``: no noise, bound 0).
+        Privacy parameter ε > 0 (``numpy.inf``: no noise, bound 0).
     delta : float
-        δ in (0, 1).
+        Privacy parameter δ in (0, 1).
     eigengap : float
         :math:`\lambda_k - \lambda_{k+1}` of :math:`X^\top X/n` (data scaled to ‖x‖ ≤ B).
     data_norm : float

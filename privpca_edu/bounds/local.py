@@ -129,7 +129,7 @@ def ldp_lower_bound(n_samples, n_features, n_components, epsilon, eigenvalues, *
     n_samples, n_features, n_components : int
         n, p, k (1 ≤ k < p).
     epsilon : float
-        ε > 0.
+        Privacy parameter ε > 0.
     eigenvalues : array_like
         Population eigenvalues (any order; at least k + 1, with λ_k > λ_{k+1}).
     constant : float

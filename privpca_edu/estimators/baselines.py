@@ -16,7 +16,7 @@ class PCA(PCABase):
     Parameters
     ----------
     n_components : int
-        k, 1 ≤ k ≤ d.
+        Number of components k, 1 ≤ k ≤ d.
     center : bool, default True
         ``True`` (as :class:`sklearn.decomposition.PCA`): subtract the sample mean and decompose
         the sample covariance :math:`(X - \\bar x)^\\top (X - \\bar x)/(n - 1)`; components,
@@ -89,14 +89,15 @@ class TruncatedPowerPCA(PCABase):
     Parameters
     ----------
     n_components : int
-        k.
+        Number of components k.
     sparsity : int or None
-        ŝ rows kept, k ≤ ŝ ≤ d; ``None`` means d (no truncation: plain orthogonal iteration).
+        Number ŝ of rows kept, k ≤ ŝ ≤ d; ``None`` means d (no truncation: plain orthogonal iteration).
     n_iter : int or None
         T iterations; ``None`` (default) runs until the subspace moves less than ``tol``
         (in ‖sin Θ‖_F) or ``max_iter`` iterations.
     tol : float, default 1e-10
     max_iter : int, default 1000
+        Largest number of iterations.
     init : "random" or array (d, k)
         ``"random"``: a Haar-random start drawn from ``random_state`` (not thresholded by
         default: see ``threshold_init``).
@@ -107,6 +108,7 @@ class TruncatedPowerPCA(PCABase):
         ``"deflation"`` finds one sparse vector at a time and deflates
         :math:`\\hat\\Sigma \\leftarrow (I - xx^\\top)\\hat\\Sigma(I - xx^\\top)` (Yuan & Zhang).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Attributes
     ----------

@@ -109,17 +109,19 @@ class AnalyzeGauss(NoisyMatrixMechanism):
     Parameters
     ----------
     n_components : int
+        Number of components k.
     epsilon : float, default 0.5
-        ε > 0 (``numpy.inf``: no noise).
+        Privacy parameter ε > 0 (``numpy.inf``: no noise).
         Default below 1, where the classic Gaussian calibration is proved (no warning).
     delta : float, default 1e-5
-        δ in (0, 1).
+        Privacy parameter δ in (0, 1).
     data_norm : float, default 1.0
         Public bound B on row norms; larger rows are scaled down to B (a warning only inside ``privacy.diagnostics()``).
     calibration : {"classic", "analytic"}
         ``"classic"`` (the paper): σ = Δ√(2 ln(1.25/δ))/ε, proved for ε < 1 (warns otherwise);
         ``"analytic"``: Balle & Wang's exact σ, valid for every ε and smaller.
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Attributes
     ----------

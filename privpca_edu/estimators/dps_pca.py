@@ -129,11 +129,11 @@ class DPSPCA(PrivateEstimator):
     Parameters
     ----------
     n_components : int
-        k.
+        Number of components k.
     epsilon, delta : float
         Total budget for the whole run (all T iterations); ``epsilon=numpy.inf``: σ = 0.
     sparsity : int or None
-        ŝ, k ≤ ŝ ≤ d (``None``: d, no truncation).  Paper: 50.
+        Number ŝ of rows kept, k ≤ ŝ ≤ d (``None``: d, no truncation).  Paper: 50.
     n_iter : int, default 10
         T.
     data_norm : float, default 1.0
@@ -158,6 +158,7 @@ class DPSPCA(PrivateEstimator):
         Keep every provider's message :math:`H_i^{(t)}` in ``messages_`` — what a curious
         server sees.
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Attributes
     ----------

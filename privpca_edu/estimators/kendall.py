@@ -334,11 +334,12 @@ class KendallDPPCA(NoisyMatrixMechanism):
     Parameters
     ----------
     n_components : int, default 2
+        Number of components k.
     epsilon : float, default 0.5
-        ε > 0 (``numpy.inf``: no noise).
+        Privacy parameter ε > 0 (``numpy.inf``: no noise).
         Default below 1, where the classic Gaussian calibration is proved (no warning).
     delta : float, default 1e-5
-        δ in (0, 1).
+        Privacy parameter δ in (0, 1).
     transform_kind : {"spherical", "winsorized"}, default "spherical"
         g(t) = t/‖t‖ (‖g‖∞ = 1) or g(t) = t·min(1, r/‖t‖) (‖g‖∞ = r).  "sph"/"wins" also accepted.
     radius : float or None, default None
@@ -355,6 +356,7 @@ class KendallDPPCA(NoisyMatrixMechanism):
     block_size : int or None
         Rows per block of the pairwise computation (memory O(block_size · n)).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Attributes
     ----------

@@ -150,12 +150,12 @@ class LocalGaussianPCA(PrivateEstimator):
     Parameters
     ----------
     n_components : int
-        k, 1 ≤ k ≤ d.
+        Number of components k, 1 ≤ k ≤ d.
     epsilon : float, default 0.5
-        ε > 0 of each user's report (``numpy.inf``: no noise).
+        Privacy parameter ε > 0 of each user's report (``numpy.inf``: no noise).
         Default below 1, where the classic Gaussian calibration is proved (no warning).
     delta : float, default 1e-5
-        δ in (0, 1) of each user's report.
+        Privacy parameter δ in (0, 1) of each user's report.
     data_norm : float, default 1.0
         Public row-norm bound B; rows above it are scaled down to B on the user's side, silently
         (a :class:`PrivacyWarning`, never the count, only inside
@@ -179,6 +179,7 @@ class LocalGaussianPCA(PrivateEstimator):
         which has exactly the distribution of the average of n independent :math:`Z_i`.
         Both give the same law of ``released_matrix_`` (tested).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Attributes
     ----------
@@ -485,9 +486,9 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
     ----------
     S : (d, d) symmetric
     n_components : int
-        k.
+        Number of components k.
     lam : float
-        λ ≥ 0.
+        Penalty λ ≥ 0.
     rho : float, optional
         ADMM penalty; default :math:`\rho_0 = \max_{ab}|S_{ab}|` (the ``fps`` reference
         implementation's initial value; 1 if S = 0).
@@ -612,11 +613,11 @@ class LocalSparsePCA(LocalGaussianPCA):
     n_components, epsilon, delta, data_norm, calibration, sensitivity, per_user, random_state
         As :class:`LocalGaussianPCA`.
     lam : float, optional
-        λ ≥ 0.  Default (our choice, see :func:`default_sparse_penalty`):
+        Penalty λ ≥ 0.  Default (our choice, see :func:`default_sparse_penalty`):
         :math:`c\,\sigma_1\sqrt{2\ln(d(d+1))/n}` — the typical largest noise entry of
         :math:`\tilde S`.  With ε = inf this is 0 (plain PCA).
     lam_scale : float, default 1.0
-        c in the default λ (ignored when ``lam`` is given).
+        Constant c in the default λ (ignored when ``lam`` is given).
     rho : float, optional
         ADMM penalty; default :math:`\max_{ab}|\tilde S_{ab}|` (``fps``).
     adaptive_rho : bool, default False
@@ -624,6 +625,7 @@ class LocalSparsePCA(LocalGaussianPCA):
     tol : float, default 1e-4
         Stopping rule :math:`\max(r^2, s^2) \le k\,\mathrm{tol}^2` (Vu et al.; ``fps``).
     max_iter : int, default 1000
+        Largest number of iterations.
 
     Attributes
     ----------

@@ -131,6 +131,7 @@ class NSGGD(PrivateEstimator):
     Parameters
     ----------
     n_components : int, default 2
+        Number of components k.
     epsilon, delta : float
     data_norm : float, default 1.0
         Public row-norm bound B; larger rows are scaled onto it (a per-record map: free under DP).
@@ -150,6 +151,7 @@ class NSGGD(PrivateEstimator):
         ``is_private=False``; it exists to reproduce the paper's figures.  ``data_norm`` is then
         ignored (the scaled rows have norm ≤ 1, and σ is calibrated to 1).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Attributes
     ----------

@@ -24,7 +24,7 @@ class PPCA(PrivateEstimator):
         With the default ``sampler="auto"``, k = 1 draws exactly (ε-DP as proved); k > 1 uses the
         Gibbs sampler, recorded as not proved private.
     epsilon : float, default 1.0
-        ε > 0; ``numpy.inf`` returns the exact top-k eigenvectors (the limit of the law).
+        Privacy parameter ε > 0; ``numpy.inf`` returns the exact top-k eigenvectors (the limit of the law).
     data_norm : float, default 1.0
         Public row-norm bound B (rows above it are scaled down; a warning only inside ``privacy.diagnostics()``).
     sampler : {"auto", "exact", "gibbs"}, default "auto"
@@ -39,6 +39,7 @@ class PPCA(PrivateEstimator):
         k = 2, n_iter = 1000) ``fit`` warns before sampling, naming the cheaper options.
         The cost of each draw is bounded whatever ε (see :func:`~privpca_edu.estimators._bingham.draw_theta`).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Attributes
     ----------

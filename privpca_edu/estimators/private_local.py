@@ -118,6 +118,7 @@ class PrivateLocalPCA(PrivateEstimator):
         When ``fit`` gets a single array: split it into this many contiguous, near-equal blocks
         (``numpy.array_split``, as the authors did).  Ignored for a list of arrays.
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Attributes
     ----------

@@ -66,9 +66,10 @@ class SGPCA(NoisyMatrixMechanism):
     Parameters
     ----------
     n_components : int, default 2   (the rank r; must equal ``len(spikes)``)
+        Number of components k.
     epsilon, delta : float
     spikes : sequence of float
-        λ_1 ≥ … ≥ λ_r > 0, the spikes **above** the noise level (Σ = UΛUᵀ + σ₀²I).  Required.
+        Spikes λ_1 ≥ … ≥ λ_r > 0, the spikes **above** the noise level (Σ = UΛUᵀ + σ₀²I).  Required.
     noise_variance : float, default 1.0   σ₀²
     sensitivity : {"surrogate", "hp_bound"}   see :func:`sgpca_sensitivity`
     sensitivity_constant : float, default 1.0   C_Δ (the unrecovered constant; default 1)
@@ -77,6 +78,7 @@ class SGPCA(NoisyMatrixMechanism):
         i.i.d. upper triangle (also valid, √2 more noise off the diagonal).
     calibration : {"classic", "analytic"}
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Notes
     -----

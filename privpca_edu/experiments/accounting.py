@@ -100,7 +100,7 @@ def sigma_curves(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, method
     methods : sequence of str, optional
         Keys of :data:`privpca_edu.privacy.ITERATIVE_CALIBRATIONS` (default: all).
     epsilon_grid : array_like, optional
-        ε values of the curves (default :data:`SIGMA_EPSILON_GRID`).
+        The ε values of the curves (default :data:`SIGMA_EPSILON_GRID`).
 
     Returns
     -------

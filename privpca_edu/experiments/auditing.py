@@ -128,6 +128,7 @@ def gdp_audit(mechanism="Analyze Gauss (analytic σ)", sigma_multiplier=1.0, n_d
     n_samples, n_features : int
         Size of the neighbouring data sets (n ≥ 2, d ≥ 2).
     seed : int
+        Seed of the random draws.
 
     Returns
     -------

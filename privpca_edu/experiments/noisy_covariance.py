@@ -242,15 +242,15 @@ def noisy_covariance_errors(epsilon=1.0, delta=1e-5, n_features=30, n_samples=20
     Parameters
     ----------
     epsilon : float
-        ε > 0 for all three mechanisms (``numpy.inf``: no noise).
+        Privacy parameter ε > 0 for all three mechanisms (``numpy.inf``: no noise).
     delta : float
-        δ in (0, 1) for Analyze Gauss and MOD-SuLQ (PPCA is pure ε-DP).
+        Privacy parameter δ in (0, 1) for Analyze Gauss and MOD-SuLQ (PPCA is pure ε-DP).
     n_features : int
-        d in [2, 80].
+        Dimension d in [2, 80].
     n_samples : int
-        n in [10, 20 000] (the dashboard offers 200 … 5000).
+        Number of rows n in [10, 20 000] (the dashboard offers 200 … 5000).
     n_components : int
-        k in [1, min(3, d − 1)].
+        Number of components k in [1, min(3, d − 1)].
     seed : int
         Seed of the data; the mechanisms' seeds derive from it.
     n_seeds : int

@@ -194,14 +194,17 @@ class PlaintextDPDPCA:
     Parameters
     ----------
     n_components : int
+        Number of components k.
     epsilon, delta : float
     n_owners : int, default 1
         A single array passed to ``release_parts``/``sample_releases`` is split into this many
         contiguous blocks (``numpy.array_split``); a list of arrays is used as given.
     data_norm : float, default 1.0
+        Public bound B on the rows' norms.
     calibration : {"classic", "analytic", "paper"}
     noise_by : {"proxy", "owners"}
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
     """
 
     privacy_model = "distributed"

@@ -179,6 +179,7 @@ class DataOwner:
     data_norm : float
         The public row-norm bound B of the privacy proof.
     name : str
+        The party's name in the transcript.
 
     Attributes
     ----------

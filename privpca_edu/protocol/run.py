@@ -491,7 +491,7 @@ def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.
         One array per data owner.  Validated **before anything is encrypted**: at least one
         owner, every owner at least one row, finite values, the same M everywhere.
     n_components : int
-        k, 1 ≤ k ≤ M.
+        Number of components k, 1 ≤ k ≤ M.
     epsilon, delta : float
         The (ε, δ) of the release (``epsilon=numpy.inf``: no noise, the same code path).
     key_length : int, default 2048
