@@ -50,6 +50,20 @@ class PCA(PCABase):
         self.center = center
 
     def fit(self, X, y=None):
+        """Fit the top-k eigenvectors of the covariance (or second-moment) matrix.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        PCA
+            This estimator, fitted.
+        """
         X, c = self._validate_fit_input(X, return_scale=True)
         k = check_n_components(self.n_components, X.shape[1])
         if self.center:
@@ -96,6 +110,7 @@ class TruncatedPowerPCA(PCABase):
         T iterations; ``None`` (default) runs until the subspace moves less than ``tol``
         (in ‖sin Θ‖_F) or ``max_iter`` iterations.
     tol : float, default 1e-10
+        Stop when the subspace moves less than this in ‖sin Θ‖_F (with ``n_iter=None``).
     max_iter : int, default 1000
         Largest number of iterations.
     init : "random" or array (d, k)
@@ -145,6 +160,20 @@ class TruncatedPowerPCA(PCABase):
         return k, s, n_iter, tol, max_iter
 
     def fit(self, X, y=None):
+        """Fit by the row-truncated power iteration.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        TruncatedPowerPCA
+            This estimator, fitted.
+        """
         X, c = self._validate_fit_input(X, return_scale=True)  # c: keep Σ̂ finite (the iterates are scale-free)
         n, d = X.shape
         k, s, n_iter, tol, max_iter = self._validated(d)
