@@ -145,7 +145,7 @@ def audit_sensitivity(statistic, X, X_prime, sensitivity, *, convention="upper_i
 
 
 def gaussian_condition_holds(sigma, sensitivity, epsilon, delta, method="analytic"):
-    """Does N(0, σ²) noise on sensitivity Δ give (ε, δ)-DP?
+    """Check whether N(0, σ²) noise on sensitivity Δ gives (ε, δ)-DP.
 
     ``"classic"``: ε < 1 and σ ≥ Δ√(2 ln(1.25/δ))/ε (Dwork & Roth Thm A.1; a sufficient
     condition).  ``"analytic"``: Balle & Wang's exact condition δ(σ) ≤ δ (necessary and
@@ -480,7 +480,10 @@ def audit_bingham_moments(samples, A, *, reference=None, alpha=1e-3, random_stat
 
 
 def exponential_mechanism_log_ratio_2d(A, A_prime, n_grid=20_001):
-    """max_θ |log p_A(θ) − log p_A′(θ)| for the d = 2 laws p ∝ exp(vᵀAv): the ε a sampler of
-    this exponent actually spends on the pair (white-box, exact up to quadrature error)."""
+    """Compute the exact privacy loss of a d = 2 exponential-mechanism sampler on one pair.
+
+    max_θ |log p_A(θ) − log p_A′(θ)| for the d = 2 laws p ∝ exp(vᵀAv): the ε a sampler of
+    this exponent actually spends on the pair (white-box, exact up to quadrature error).
+    """
     theta = np.linspace(0.0, np.pi, n_grid)
     return float(np.max(np.abs(np.log(bingham_density_2d(theta, A)) - np.log(bingham_density_2d(theta, A_prime)))))

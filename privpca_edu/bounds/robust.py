@@ -92,7 +92,7 @@ def _eigs(lam_K, k, name="lam_K"):
 
 def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radius=None, *, family="gaussian",
                                    df=1.0, n_draws=400_000, random_state=0, pair_scale="none"):
-    r"""Eigenvalues :math:`\lambda_j(K_g)` of the population Kendall matrix, by Monte Carlo.
+    r"""Compute the eigenvalues :math:`\lambda_j(K_g)` of the population Kendall matrix, by Monte Carlo.
 
     Under an elliptical law with dispersion eigenvalues λ (``eigenvalues``), K_g is diagonal in
     Σ's eigenbasis (Prop. 3.1), with :math:`\lambda_j(K_g) = \mathbb E[\xi(\lVert t\rVert)^2 t_j^2/\lVert t\rVert^2]`

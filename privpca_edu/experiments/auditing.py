@@ -406,7 +406,8 @@ class AnonymousMechanism:
         return self
 
     def release_parts(self, X):
-        """f(X) and Δ as documented; the noise scale is hidden (NaN)."""
+        """Compute f(X) and Δ as documented; the noise scale is hidden (NaN).
+        """
         parts = self._hidden.release_parts(X)
         return ReleaseParts(parts.statistic, parts.sensitivity, float("nan"), parts.convention)
 
@@ -441,7 +442,7 @@ def _hash(label):
 
 
 def check_cheater(answer):
-    """Is ``answer`` ("A", "B" or "C", any case) the cheater of :func:`cheater_lineup`?
+    """Check whether ``answer`` ("A", "B" or "C", any case) names the cheater of :func:`cheater_lineup`.
 
     The answer is compared with a stored hash, so reading this function does not give it away.
     Prints a verdict and returns True / False (``None`` while unanswered), never raises: a

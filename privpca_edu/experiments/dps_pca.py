@@ -142,7 +142,9 @@ def figure3b(scale="paper", *, deltas=(0.01, 0.05, 0.1, 0.5), epsilon=1.0, n_see
 
 def figure2_theory(*, epsilons=None, delta=0.01, n_iter=10, n_samples=100_000, n_features=1000, n_components=5,
                    support_size=10, sparsity=50, eigenvalues=None, C1=1.0, C2=1.0, calibration="paper"):
-    """Fig. 2: the three terms of Theorem 4.3 against ε (δ = 0.01; the paper's other parameters
+    """Compute Fig. 2: the three terms of Theorem 4.3 against ε.
+
+    Fig. 2: the three terms of Theorem 4.3 against ε (δ = 0.01; the paper's other parameters
     are not given, so the §5.1 model's unnormalised spectrum is the default).
 
     Returns arrays over ε of ``xi_stat``, ``xi_priv``, ``xi_opt_final`` (t = T), ``total``,
@@ -260,9 +262,12 @@ def figure4b(scale="paper", *, dims=(40, 60, 80, 100, 120, 140, 160), epsilon=1.
 
 
 def table1(dims=(200, 400, 800), *, n_samples=20_000, n_components=5, ppca_sweeps=100, repeats=3, data_seed=0):
-    """Table 1: CPU time (median seconds) of DPS-PCA (T = 10, excluding forming Σ̂, as the paper's
+    """Time the methods of Table 1 (median seconds).
+
+    Table 1: CPU time (median seconds) of DPS-PCA (T = 10, excluding forming Σ̂, as the paper's
     "< 1 ms" implies), MOD-SuLQ (noise + top-k, excluding Σ̂) and PPCA (``ppca_sweeps`` Gibbs
-    sweeps), plus the time to form Σ̂ itself."""
+    sweeps), plus the time to form Σ̂ itself.
+    """
     rows = {"d": tuple(dims), "DPS-PCA": [], "MOD-SuLQ": [], "PPCA (100 Gibbs sweeps)": [], "form Σ̂": []}
     for d in dims:
         data = spiked_sparse(n_samples, d, n_components, 10, scaling="unit", random_state=data_seed)

@@ -172,7 +172,9 @@ def procrustes(source, target, *, scale=True):
 
 
 def procrustes_similarity(S, T):
-    r"""The Procrustes similarity
+    r"""Compute the Procrustes similarity t₀(S, T).
+
+    The Procrustes similarity
     :math:`t_0(S, T)=\sum_i\sigma_i(\tilde S^\top\tilde T)/(\lVert\tilde S\rVert_F\lVert\tilde T\rVert_F)`.
 
     The correlation of two matched point clouds after the best translation, rotation,

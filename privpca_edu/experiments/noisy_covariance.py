@@ -331,8 +331,11 @@ def noisy_covariance_errors(epsilon=1.0, delta=1e-5, n_features=30, n_samples=20
 
 
 def summary_rows(result):
-    """One dict per method of a :func:`noisy_covariance_errors` result, for a printed table:
-    mean error at ε, the capped Davis–Kahan bound (None for PPCA), vacuous, noise scale."""
+    """Summarise a :func:`noisy_covariance_errors` result as one dict per method.
+
+    One dict per method of a :func:`noisy_covariance_errors` result, for a printed table:
+    mean error at ε, the capped Davis–Kahan bound (None for PPCA), vacuous, noise scale.
+    """
     rows = []
     for name in METHODS:
         b = result["bounds"].get(name)
@@ -467,7 +470,7 @@ def gibbs_mixing(n_features=30, n_components=2, epsilon=1.0, n_samples=2000, n_s
 # MOD-SuLQ at the paper's scale
 # ---------------------------------------------------------------------------------------------
 def normalised_spiked_eigenvalues(eigenvalues, n_draws=4000, random_state=0):
-    r"""Eigenvalues of :math:`\mathbb E[xx^\top/\lVert x\rVert^2]` for x ~ N(0, UΛUᵀ).
+    r"""Compute the eigenvalues of :math:`\mathbb E[xx^\top/\lVert x\rVert^2]` for x ~ N(0, UΛUᵀ).
 
     Scaling rows to unit norm keeps the eigenvectors U (odd symmetry kills the off-diagonal
     terms) and maps λᵢ to :math:`\mathbb E[\lambda_i z_i^2 / \sum_j \lambda_j z_j^2]`, z ~ N(0, I):

@@ -158,8 +158,11 @@ def split_owners(X, n_owners=None, samples_per_owner=None):
 
 
 def captured_variance(U, S, K=None):
-    r"""True-variance captured-variance ratio :math:`\mathrm{tr}(\hat U^\top S\hat U)/\mathrm{tr}(U_K^\top SU_K)`: the private components'
-    variance over the best possible."""
+    r"""Compute the share of the best possible variance that the private components capture.
+
+    True-variance captured-variance ratio :math:`\mathrm{tr}(\hat U^\top S\hat U)/\mathrm{tr}(U_K^\top SU_K)`: the private components'
+    variance over the best possible.
+    """
     U = np.asarray(U)
     K = U.shape[1] if K is None else K
     best = np.sort(np.linalg.eigvalsh(S))[::-1][:K].sum()
@@ -419,8 +422,11 @@ def f1_vs_samples_per_owner(dataset="digits", *, samples_per_owner=(2, 5, 10, 20
 # ---------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)
 def hospital_data(n_owners, data_seed=0):
-    """The breast-cancer records (10 mean features, unit rows) shuffled and dealt to ``n_owners``
-    hospitals of unequal sizes (a seeded Dirichlet split, every hospital ≥ 5 records)."""
+    """Deal the breast-cancer records to ``n_owners`` hospitals.
+
+    The breast-cancer records (10 mean features, unit rows) shuffled and dealt to ``n_owners``
+    hospitals of unequal sizes (a seeded Dirichlet split, every hospital ≥ 5 records).
+    """
     X, y = load_standin("breast_cancer", n_features=10)
     rng = np.random.default_rng(data_seed)
     perm = rng.permutation(len(X))

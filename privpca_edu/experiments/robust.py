@@ -200,7 +200,7 @@ def repetition_losses(family, n_samples, n_features, seed, *, epsilons=(1.0,), d
 def error_vs_n(family="gaussian", *, scale="book", n_samples=None, n_features=None, n_reps=None, epsilon=1.0,
                delta=1e-5, methods=METHODS, baselines="paper", calibration="classic", df=1.0, contamination=0.05,
                progress=True, random_state=0):
-    r"""Figs 2–4 of Kim & Jung: mean loss against n, for each d, for one law.
+    r"""Compute Figs 2–4 of Kim & Jung: mean loss against n, for each d, for one law.
 
     Returns
     -------
@@ -236,7 +236,8 @@ def error_vs_n(family="gaussian", *, scale="book", n_samples=None, n_features=No
 
 
 def figures_2_to_4(scale="book", **kwargs):
-    """Figs 2, 3 and 4: :func:`error_vs_n` for the Gaussian, t₁ and 5 % contaminated laws."""
+    """Compute Figs 2, 3 and 4: :func:`error_vs_n` for the Gaussian, t₁ and 5 % contaminated laws.
+    """
     return {family: error_vs_n(family, scale=scale, **kwargs) for family in FAMILIES}
 
 
@@ -338,9 +339,12 @@ def _explorer_statistics(n, d, df, contamination, seed, baselines, calibration):
 
 
 def clear_caches():
-    """Forget the twins' cached data sets, statistics, draws and curves (e.g. before timing a cold
+    """Forget the twins' cached data sets, statistics, draws and curves.
+
+    Forget the twins' cached data sets, statistics, draws and curves (e.g. before timing a cold
     start).  The population eigenvalues behind the bound (a Monte-Carlo integral per (d, ν), which
-    the dashboard computes once when it is built) are kept."""
+    the dashboard computes once when it is built) are kept.
+    """
     for f in (_coupled_data, _explorer_statistics, _nsggd_inputs, _breakdown_base, _breakdown_parts,
               _breakdown_unit_noise, _breakdown_curves):
         f.cache_clear()

@@ -177,8 +177,11 @@ def house():
 
 
 def finish_axes(fig):
-    """Tick labels at :data:`SMALL` on every axes, also for ticks created later (at draw time,
-    outside :func:`house`)."""
+    """Set tick labels at :data:`SMALL` on every axes of the figure.
+
+    Tick labels at :data:`SMALL` on every axes, also for ticks created later (at draw time,
+    outside :func:`house`).
+    """
     for ax in fig.axes:
         ax.tick_params(labelsize=SMALL)
         if ax.name == "3d":

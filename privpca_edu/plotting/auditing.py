@@ -146,8 +146,11 @@ def plot_gdp_audit(result, show_truth=True):
 # Chapter 5: recipes D and E
 # ---------------------------------------------------------------------------------------------
 class OutputEpsilonFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.auditing.output_epsilon_demo`: the distribution of the
-    audited statistic on D and D′ and the event the audit chose."""
+    """Figure of the output-ε audit.
+
+    From :func:`privpca_edu.experiments.auditing.output_epsilon_demo`: the distribution of the
+    audited statistic on D and D′ and the event the audit chose.
+    """
 
     height = 5.4
     alt = ("Two step histograms on a log axis: the audited statistic |⟨v̂, e₁⟩| of the released direction on data "
@@ -187,8 +190,11 @@ def _display_name(name):
 
 
 class SamplerDensityFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.auditing.sampler_density_demo`: one panel per sampler,
-    the angle of its draws against the exact density of the law it claims to sample."""
+    """Figure of the samplers' densities.
+
+    From :func:`privpca_edu.experiments.auditing.sampler_density_demo`: one panel per sampler,
+    the angle of its draws against the exact density of the law it claims to sample.
+    """
 
     height = 9.0
     n_panels = 3

@@ -38,8 +38,11 @@ def _pow10_formatter(axis):
 
 
 class DPSExplorerFigure(LiveFigure):
-    """(a) error against iteration — seeds, mean, non-private reference, Theorem 4.3's terms;
-    (b) where the theorem's privacy term is below its statistical term, over (ε, n)."""
+    """Figure of the DPS-PCA explorer: error by iteration and the regime map.
+
+    (a) error against iteration — seeds, mean, non-private reference, Theorem 4.3's terms;
+    (b) where the theorem's privacy term is below its statistical term, over (ε, n).
+    """
 
     height = 9.6
     alt = ("Two panels. (a) Error ‖sin Θ‖_F of DPS-PCA against the iteration t: one thin line per seed, their "

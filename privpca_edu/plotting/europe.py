@@ -147,7 +147,7 @@ def plot_europe_map(result):
 
 @S.in_house
 def plot_similarity_table(table, *, reference=None, title=None):
-    """t₀ vs the non-private map and ‖sin Θ‖₂ = sin θ_max against ε, mean ± sd over draws, one line per method.
+    """Plot t₀ and ‖sin Θ‖₂ against ε, mean ± sd over draws, one line per method.
 
     ``table``: :func:`privpca_edu.experiments.europe.similarity_table`.  ``reference``: optional
     dict ε → (t₀ sph, t₀ AG, sin sph, sin AG) (reference runs on the real data), drawn as black crosses on

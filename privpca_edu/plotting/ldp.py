@@ -196,9 +196,12 @@ _GAP = r"$(\lambda_k-\lambda_{k+1})/\lambda_{k+1}$"
 
 @S.in_house
 def plot_error_curves(result, ax=None):
-    """One panel of Figures 1–2 (:func:`~privpca_edu.experiments.ldp.paper_figure` or
+    """Plot one panel of Figures 1–2 of the local-privacy chapter.
+
+    One panel of Figures 1–2 (:func:`~privpca_edu.experiments.ldp.paper_figure` or
     :func:`~privpca_edu.experiments.ldp.ldp_error_curves`): mean error ± 2 s.e. against x,
-    one curve per value, non-private error dotted, random-guess level dashed."""
+    one curve per value, non-private error dotted, random-guess level dashed.
+    """
     fig = None
     if ax is None:
         fig = new_figure(5.2)
@@ -249,8 +252,11 @@ def plot_error_panels(results, title=None):
 
 @S.in_house
 def plot_user_report(result):
-    """One user's x (bars), x xᵀ and the report x xᵀ + Z (heatmaps with colour bars), from
-    :func:`~privpca_edu.experiments.ldp.user_report_example`."""
+    """Plot one user's record, its outer product and its noisy report.
+
+    One user's x (bars), x xᵀ and the report x xᵀ + Z (heatmaps with colour bars), from
+    :func:`~privpca_edu.experiments.ldp.user_report_example`.
+    """
     fig = new_figure(8.0)
     gs = fig.add_gridspec(2, 2, height_ratios=[0.7, 1.0])
     ax_x = fig.add_subplot(gs[0, :])
@@ -276,8 +282,11 @@ def plot_user_report(result):
 
 @S.in_house
 def plot_effective_sample_size(result):
-    """Local vs central over n (left), and the same errors against n·ε² (local, middle) and n·ε
-    (central, right): the curves of different ε collapse onto one — the effective sample size."""
+    """Plot local and central errors against n, n·ε² and n·ε (the effective sample size).
+
+    Local vs central over n (left), and the same errors against n·ε² (local, middle) and n·ε
+    (central, right): the curves of different ε collapse onto one — the effective sample size.
+    """
     fig = new_figure(10.0)
     gs = fig.add_gridspec(2, 2)
     axes = [fig.add_subplot(gs[0, :]), fig.add_subplot(gs[1, 0]), fig.add_subplot(gs[1, 1])]

@@ -169,9 +169,12 @@ def plot_noisy_covariance(result):
 # Chapter 4: the Bingham law in d = 2
 # ---------------------------------------------------------------------------------------------
 class Bingham2DFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.noisy_covariance.bingham_2d`: the data with their
+    """Figure of PPCA's output law in two dimensions.
+
+    From :func:`privpca_edu.experiments.noisy_covariance.bingham_2d`: the data with their
     principal axis and some PPCA output directions, then one histogram of the output angle per
-    ε against the exact density."""
+    ε against the exact density.
+    """
 
     height = 8.4
     n_eps = 3
@@ -245,8 +248,11 @@ def plot_bingham_2d(result):
 
 
 class GibbsMixingFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.noisy_covariance.gibbs_mixing`: distance of each
-    Gibbs chain to the non-private PCA, sweep by sweep, from a worst-case start."""
+    """Figure of the Gibbs sampler's mixing.
+
+    From :func:`privpca_edu.experiments.noisy_covariance.gibbs_mixing`: distance of each
+    Gibbs chain to the non-private PCA, sweep by sweep, from a worst-case start.
+    """
 
     height = 5.2
     alt = ("Line chart: the distance ‖sin Θ‖_F of each Gibbs chain to the non-private PCA, sweep by sweep from a "
@@ -282,8 +288,11 @@ def plot_gibbs_mixing(result):
 
 
 class ModSuLQScaleFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.noisy_covariance.mod_sulq_at_scale`: the sizes that
-    decide whether a noisy covariance is useful, on one log axis."""
+    """Figure of MOD-SuLQ's noise against the signal at scale.
+
+    From :func:`privpca_edu.experiments.noisy_covariance.mod_sulq_at_scale`: the sizes that
+    decide whether a noisy covariance is useful, on one log axis.
+    """
 
     height = 4.6
     alt = ("Horizontal bars on a log axis: the size of MOD-SuLQ's noise, the k-th eigenvalue, the eigengap and "

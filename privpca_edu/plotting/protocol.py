@@ -27,7 +27,9 @@ CRN_NOTE = "One simulated noise draw, rescaled for each ε: not a sequence of re
 
 
 class HospitalsFigure(LiveFigure):
-    """The dashboard: (a) what each party received, (b) accuracy against central Analyze Gauss,
+    """Figure of the hospitals dashboard: messages, accuracy and time.
+
+    The dashboard: (a) what each party received, (b) accuracy against central Analyze Gauss,
     (c) where the time went.  Redrawn completely on every update (the number of parties changes).
 
     The title's last line says what the ε slider shows: one simulated noise draw, rescaled

@@ -228,7 +228,7 @@ def _legend(fig, axes, spare):
 
 @S.in_house
 def plot_error_vs_n(results, *, d_index=0, title=None):
-    """Figs 2–4: one panel per law, mean loss (± 1 SE) against n (log axis), one line per method.
+    """Plot Figs 2–4: one panel per law, mean loss (± 1 SE) against n, one line per method.
 
     ``results``: :func:`privpca_edu.experiments.robust.figures_2_to_4` (or a dict with one family).
     """

@@ -258,8 +258,11 @@ class PlaintextDPDPCA:
         return parts.statistic + shares.sum(axis=1)
 
     def release(self, X, random_state=None):
-        """One release S + G′ (d, d), with the noise :func:`~privpca_edu.protocol.run_dpdpca` would draw
-        for the same ``random_state``."""
+        """Draw one release S + G′ of shape (d, d).
+
+        The noise is what :func:`~privpca_edu.protocol.run_dpdpca` would draw for the same
+        ``random_state``.
+        """
         parts = self.release_parts(X)
         L = len(self._owners(X))
         rng = as_generator(self.random_state if random_state is None else random_state)

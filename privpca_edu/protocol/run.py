@@ -164,8 +164,10 @@ class DPDPCAResult:
         return self.components_.shape[1]
 
     def transform(self, X):
-        """Project rows on the private components, ``X @ components_.T`` (no centring: the
-        protocol keeps the mean hidden from the data user)."""
+        """Project rows on the private components, ``X @ components_.T``.
+
+        No centring: the protocol keeps the mean hidden from the data user.
+        """
         X = check_data(X, copy=False)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but the protocol ran with {self.n_features_in_}")

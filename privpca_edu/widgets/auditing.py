@@ -23,6 +23,7 @@ AUDIT_N_DRAWS_OPTIONS = (1000, 2000, 5000, 10_000, 20_000, 50_000)
 def gdp_audit_dashboard(mechanism="Analyze Gauss (analytic σ)", sigma_multiplier=1.0, n_draws=20_000, epsilon=1.0,
                         *, delta=1e-5, seed=0):
     """Chapter 5: audit a mechanism's (ε, δ) claim from its releases (recipe C).
+
     Twin: :func:`privpca_edu.experiments.auditing.gdp_audit`.
 
     Controls: the mechanism (honest ones and mutants), a multiplier on its noise, the number

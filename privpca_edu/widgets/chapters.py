@@ -59,8 +59,10 @@ def large_delta_warning(params):
 
 
 def attack_dashboard(epsilon=1.0, n_samples=20, *, n_features=10, n_components=1, delta=1e-5, random_state=0):
-    """Chapter 1: reconstruction and membership attacks against a PCA release, and the cost of
-    stopping them.  Twin: :func:`privpca_edu.experiments.membership_attack`.
+    """Chapter 1: attacks against a PCA release, and the cost of stopping them.
+
+    Reconstruction and membership attacks, and the noise that stops them.
+    Twin: :func:`privpca_edu.experiments.membership_attack`.
 
     Controls: ε (log slider), n, d, k.  δ and the seed are fixed arguments.
     """
@@ -76,6 +78,7 @@ def attack_dashboard(epsilon=1.0, n_samples=20, *, n_features=10, n_components=1
 
 def sigma_dashboard(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, preset=None):
     """Chapter 2: per-step Gaussian noise σ against ε for every accounting method.
+
     Twin: :func:`privpca_edu.experiments.sigma_curves`.
 
     Controls (in this order — the ε slider is the first slider on the page): ε, δ (log
@@ -110,7 +113,9 @@ def sigma_dashboard(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, pre
 
 def planes_dashboard(tilt_x=30.0, tilt_y=0.0, n_components=2):
     """Chapter 3: rotate a plane (or a line) in R³ and read off the three distances.
-    Twin: :func:`privpca_edu.experiments.plane_distances`."""
+
+    Twin: :func:`privpca_edu.experiments.plane_distances`.
+    """
     controls = {
         "tilt_x": C.angle_slider(tilt_x, description="tilt about x₁ (°)"),
         "tilt_y": C.angle_slider(tilt_y, description="tilt about x₂ (°)"),
@@ -122,7 +127,9 @@ def planes_dashboard(tilt_x=30.0, tilt_y=0.0, n_components=2):
 
 def angles_dashboard(theta1=30.0, theta2=60.0, n_features=10):
     """Chapter 3: two planes in R^d with two independent principal angles.
-    Twin: :func:`privpca_edu.experiments.angle_distances`."""
+
+    Twin: :func:`privpca_edu.experiments.angle_distances`.
+    """
     controls = {
         "theta1": C.angle_slider(theta1, min=0, max=90, description="θ₁ (°)"),
         "theta2": C.angle_slider(theta2, min=0, max=90, description="θ₂ (°)"),

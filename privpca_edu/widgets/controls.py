@@ -38,19 +38,26 @@ def _layout(width):
 
 def epsilon_slider(value=1.0, *, min_exp=-2.0, max_exp=2.0, step=0.05, description="ε (privacy budget)",
                    width="360px"):
-    """ε on a log slider from 10^min_exp to 10^max_exp (default 0.01 … 100)."""
+    """Make a log slider for ε.
+
+    ε on a log slider from 10^min_exp to 10^max_exp (default 0.01 … 100).
+    """
     return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step, description=description,
                             readout_format=".3g", continuous_update=False, style=_STYLE, layout=_layout(width))
 
 
 def delta_slider(value=1e-5, *, min_exp=-10.0, max_exp=-0.1, step=0.01, description="δ", width="360px"):
-    """δ on a log slider from 10^min_exp to 10^max_exp (default 1e-10 … 0.79; δ < 1 always)."""
+    """Make a log slider for δ.
+
+    δ on a log slider from 10^min_exp to 10^max_exp (default 1e-10 … 0.79; δ < 1 always).
+    """
     return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step, description=description,
                             readout_format=".2g", continuous_update=False, style=_STYLE, layout=_layout(width))
 
 
 def sparsity_slider(value=10, *, min=1, max=100, description="ŝ (rows kept)", width="320px"):
-    """ŝ, the number of nonzero rows a sparse method keeps."""
+    """Make a slider for ŝ, the number of nonzero rows a sparse method keeps.
+    """
     return W.IntSlider(value=value, min=min, max=max, step=1, description=description, continuous_update=False,
                        style=_STYLE, layout=_layout(width))
 
@@ -63,7 +70,8 @@ def contamination_slider(value=0.0, *, max=0.5, step=0.01, description="contamin
 
 
 def n_samples_slider(value=1000, *, options=N_SAMPLES_OPTIONS, description="n (records)", width="360px"):
-    """n on a slider of roughly log-spaced sizes (:data:`N_SAMPLES_OPTIONS`)."""
+    """Make a slider for n over roughly log-spaced sizes (:data:`N_SAMPLES_OPTIONS`).
+    """
     options = tuple(options)
     if value not in options:
         options = tuple(sorted(set(options) | {value}))

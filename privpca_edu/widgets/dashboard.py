@@ -265,8 +265,11 @@ class Dashboard(W.VBox):
         return entry
 
     def refresh(self, **overrides):
-        """Recompute and redraw now; ``overrides`` replace control values for this update only
-        (tests use it to reach values a slider cannot, e.g. k > d).  Returns the timing dict."""
+        """Recompute and redraw now.
+
+        ``overrides`` replace control values for this update only (tests use it to reach values a
+        slider cannot, e.g. k > d).
+        """
         t0, c0 = time.perf_counter(), time.process_time()
         params = self.params()
         params.update(overrides)

@@ -59,7 +59,9 @@ def weak_delta_warning(params):
 
 def ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=4, n_components=2, *, gap=10.0,
                   delta=1e-5, calibration="replacement", random_state=0, preset=None):
-    """Local vs central PCA: sliders ε, n, d, s*, k and a δ menu (:data:`DELTA_OPTIONS`), under a
+    """Local vs central PCA (the local-privacy chapter's dashboard).
+
+    Local vs central PCA: sliders ε, n, d, s*, k and a δ menu (:data:`DELTA_OPTIONS`), under a
     "setting" menu (:data:`LDP_PRESETS`).  The gap, calibration and seed are fixed.
 
     δ starts at the book's default 10⁻⁵ (above 1/n at n = 10⁶: the box under the figure says so); the preset "Wang & Xu's setting" sets their δ = 10⁻⁴.

@@ -20,8 +20,9 @@ NOISY_COVARIANCE_N_OPTIONS = (200, 500, 1000, 2000, 5000)
 
 def noisy_covariance_dashboard(epsilon=1.0, delta=1e-5, n_features=30, n_samples=2000, n_components=1, seed=0,
                                *, n_seeds=5, calibration="analytic"):
-    """Chapter 4: subspace error of Analyze Gauss, MOD-SuLQ and PPCA against ε, with the
-    Davis–Kahan bounds and the random-guess level.
+    """Chapter 4: subspace error of Analyze Gauss, MOD-SuLQ and PPCA against ε.
+
+    With the Davis–Kahan bounds and the random-guess level.
     Twin: :func:`privpca_edu.experiments.noisy_covariance.noisy_covariance_errors`.
 
     Controls: ε, δ (log sliders), d, n, k, data seed.  ``n_seeds`` (runs per method) and Analyze
