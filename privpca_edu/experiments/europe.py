@@ -5,9 +5,7 @@ European genotypes, rotated, look like a map of Europe.  Kim & Jung (2025, §4.3
 **private** estimate of those two directions still draws the map.  This module answers with
 numbers (our proposal for quantifying Kim & Jung's Section 4.3 "resembles") and with the data the chapter's dashboard draws.
 
-Alignment and similarity
-------------------------
-Two 2-D point clouds (n × 2 score matrices) can show the same map turned, mirrored or
+**Alignment and similarity.**  Two 2-D point clouds (n × 2 score matrices) can show the same map turned, mirrored or
 stretched: principal components have arbitrary signs, and any rotation of a basis of the same
 plane is as good as another.  :func:`procrustes` removes exactly that freedom — it finds the
 translation, orthogonal map R (rotation or reflection) and scale s minimising
@@ -20,9 +18,7 @@ translation, orthogonal map R (rotation or reflection) and scale s minimising
 the correlation after that best alignment (Wang et al. 2012, used for the same POPRES map).
 It equals 1 exactly when the two clouds agree up to translation, rotation, reflection and scale.
 
-Row scaling (what each method is given)
-----------------------------------------
-The rows of X are one person's 20 PC coordinates.  A private mechanism that clips rows needs a
+**Row scaling (what each method is given).**  The rows of X are one person's 20 PC coordinates.  A private mechanism that clips rows needs a
 bound B on their norms that is **public**: fixed before anyone looks at the data, so that it
 says nothing about it.  (By construction every row has norm at most :math:`\ell_1`, the top
 smartpca eigenvalue, but ℓ₁ is computed from the very genotypes being protected: using it as B

@@ -55,6 +55,11 @@ class PlanesFigure(LiveFigure):
 
     From :func:`privpca_edu.experiments.plane_distances`: the two subspaces in 3-D and the
     three distances as bars (dashed: where a random subspace would be).
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.plane_distances` to draw at once (``None``: draw nothing until :meth:`draw`).
     """
 
     height = 5.0
@@ -147,6 +152,11 @@ class AnglesFigure(LiveFigure):
 
     From :func:`privpca_edu.experiments.angle_distances`: the sines of the two principal
     angles, and the three distances with the random-subspace level for this d.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.angle_distances` to draw at once (``None``: draw nothing until :meth:`draw`).
     """
 
     height = 4.6
