@@ -165,17 +165,13 @@ def plot_europe_map(result):
 def plot_similarity_table(table, *, reference=None, title=None):
     """Plot t₀ and ‖sin Θ‖₂ against ε, mean ± sd over draws, one line per method.
 
-    ``table``: :func:`privpca_edu.experiments.europe.similarity_table`.  ``reference``: optional
-    dict ε → (t₀ sph, t₀ AG, sin sph, sin AG) (reference runs on the real data), drawn as black crosses on
-    the "Kendall (spherical)" and "Analyze Gauss (paper, not private)" curves.
-
     Parameters
     ----------
     table : dict
         A result of :func:`~privpca_edu.experiments.europe.similarity_table`.
     reference : dict or None, default=None
-        ε → (t₀ sph, t₀ AG, sin sph, sin AG) from reference runs on the real data, drawn as black
-        crosses.
+        Reference runs on the real data, ε → (t₀ sph, t₀ AG, sin sph, sin AG), drawn as black
+        crosses on the "Kendall (spherical)" and "Analyze Gauss (paper, not private)" curves.
     title : str or None, default=None
         The figure's title (``None``: one stating the settings).
 
