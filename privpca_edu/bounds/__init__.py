@@ -247,7 +247,7 @@ def analyze_gauss_bound(n_samples, n_features, n_components, epsilon, delta, eig
     Parameters
     ----------
     n_samples, n_features, n_components : int
-        n ≥ 1, d ≥ 2, 1 ≤ k < d.
+        Sizes n ≥ 1, d ≥ 2 and 1 ≤ k < d.
     epsilon : float
         Privacy parameter ε > 0 (``numpy.inf``: no noise, bound 0).
     delta : float
@@ -255,7 +255,7 @@ def analyze_gauss_bound(n_samples, n_features, n_components, epsilon, delta, eig
     eigengap : float
         :math:`\lambda_k - \lambda_{k+1}` of :math:`X^\top X/n` (data scaled to ‖x‖ ≤ B).
     data_norm : float
-        B, the public row-norm bound.
+        The public row-norm bound B.
     calibration : {"classic", "analytic"}
         Passed to ``privacy.gaussian_sigma``; ``"classic"`` warns for ε ≥ 1 (its proof needs
         ε < 1), exactly as the estimator does.
@@ -306,6 +306,24 @@ def mod_sulq_bound(n_samples, n_features, n_components, epsilon, delta, eigengap
     Parameters and returned keys as :func:`analyze_gauss_bound` (no ``calibration``: MOD-SuLQ
     has one, the paper's).  ``sensitivity`` is the upper-triangle ℓ2 sensitivity √2B²/n, for
     comparison with Analyze Gauss.
+
+    Parameters
+    ----------
+    n_samples, n_features, n_components : int
+        Sizes n ≥ 1, d ≥ 2 and 1 ≤ k < d.
+    epsilon : float
+        Privacy parameter ε > 0 (``numpy.inf``: no noise, bound 0).
+    delta : float
+        Privacy parameter δ in (0, 1).
+    eigengap : float
+        :math:`\lambda_k - \lambda_{k+1}` of :math:`X^\top X/n` (data scaled to ‖x‖ ≤ B).
+    data_norm : float, default=1.0
+        The public row-norm bound B.
+
+    Returns
+    -------
+    dict
+        The keys of :func:`analyze_gauss_bound`.
 
     Examples
     --------
