@@ -74,7 +74,8 @@ def membership_accuracy_bound(epsilon, delta, mu=None):
 
     Returns
     -------
-    dict with ``"dp"`` and ``"gdp"`` (``None`` when ``mu`` is not given).
+    dict
+        The bounds ``"dp"`` and ``"gdp"`` (``None`` when ``mu`` is not given).
 
     Examples
     --------

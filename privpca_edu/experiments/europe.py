@@ -135,6 +135,7 @@ def procrustes(source, target, *, scale=True):
     source, target : array_like (n, p)
         Matched rows (the same people in the same order).
     scale : bool, default True
+        Fit the scale s (``False``: s = 1, a rigid motion).
 
     Returns
     -------
@@ -175,6 +176,16 @@ def procrustes_similarity(S, T):
 
     The correlation of two matched point clouds after the best translation, rotation,
     reflection and scaling (see :func:`procrustes`); in [0, 1], symmetric in S and T.
+
+    Parameters
+    ----------
+    S, T : array_like, shape (n, p)
+        Matched rows (the same people in the same order).
+
+    Returns
+    -------
+    float
+        t₀ in [0, 1].
     """
     S = _as_scores(S, "S")
     T = _as_scores(T, "T")
@@ -192,10 +203,14 @@ def similarity_scores(components, X, nonprivate_components, coords):
 
     Parameters
     ----------
-    components : (2, d) or (d, 2)   the estimate :math:`\bar V` (e.g. ``est.components_``)
-    X : (n, d)                       the data
-    nonprivate_components : (d, 2)   :math:`V_{\rm np}`, the non-private PCA directions
-    coords : (n, 2)                  (latitude, longitude) of each row
+    components : array_like, shape (2, d) or (d, 2)
+        The estimate :math:`\bar V` (e.g. ``est.components_``).
+    X : array_like, shape (n, d)
+        The data.
+    nonprivate_components : array_like, shape (d, 2)
+        The non-private PCA directions :math:`V_{\rm np}`.
+    coords : array_like, shape (n, 2)
+        The (latitude, longitude) of each row.
 
     Returns
     -------
@@ -231,7 +246,13 @@ def _robust():
 
 
 def available_methods():
-    """The entries of :data:`METHODS` whose estimators can be imported here."""
+    """List the entries of :data:`METHODS` whose estimators can be imported here.
+
+    Returns
+    -------
+    list of str
+        The method names, in the order of :data:`METHODS`.
+    """
     robust = _robust()
     out = []
     for name in METHODS:
@@ -345,7 +366,14 @@ def _nonprivate(source, folder, random_state):
 
 
 def nonprivate_map(source="synthetic", random_state=0):
-    """The non-private half of the chapter's figure (cached).
+    """Compute the non-private half of the chapter's figure (cached).
+
+    Parameters
+    ----------
+    source : {"synthetic", "novembre"}, default="synthetic"
+        The data: the synthetic stand-in, or the real files (which must be on disk).
+    random_state : int, default=0
+        Seed of the synthetic data.
 
     Returns
     -------
@@ -460,6 +488,25 @@ def similarity_table(methods=("Kendall (spherical)", "Analyze Gauss (paper, not 
     For the noisy-matrix mechanisms (Analyze Gauss, both Kendalls, SGPCA) the noiseless
     statistic is computed once and ``n_draws`` releases are drawn in a batch
     (``sample_releases``: exactly the noise ``fit`` adds); NSGGD is refitted ``n_draws`` times.
+
+    Parameters
+    ----------
+    methods : sequence of str, default=("Kendall (spherical)", "Analyze Gauss (paper, not private)")
+        Entries of :data:`METHODS`.
+    epsilons : sequence of float, default=(0.1, 0.5, 1.0, 2.0)
+        The ε values.
+    delta : float, default=1e-5
+        Privacy parameter δ in (0, 1).
+    n_draws : int, default=20
+        Releases per method and ε.
+    source : {"synthetic", "novembre"}, default="synthetic"
+        The data: the synthetic stand-in, or the real files (which must be on disk).
+    random_state : int, default=0
+        Seed of the synthetic data.
+    calibration : {"classic", "analytic"}, default="classic"
+        The σ calibration of the Gaussian mechanisms.
+    seed : int, default=0
+        Seed of the releases.
 
     Returns
     -------
