@@ -185,7 +185,7 @@ def procrustes_similarity(S, T):
     Returns
     -------
     float
-        t₀ in [0, 1].
+        The similarity t₀, in [0, 1].
     """
     S = _as_scores(S, "S")
     T = _as_scores(T, "T")
@@ -501,10 +501,10 @@ def similarity_table(methods=("Kendall (spherical)", "Analyze Gauss (paper, not 
         Releases per method and ε.
     source : {"synthetic", "novembre"}, default="synthetic"
         The data: the synthetic stand-in, or the real files (which must be on disk).
-    random_state : int, default=0
-        Seed of the synthetic data.
     calibration : {"classic", "analytic"}, default="classic"
         The σ calibration of the Gaussian mechanisms.
+    random_state : int, default=0
+        Seed of the synthetic data.
     seed : int, default=0
         Seed of the releases.
 
