@@ -80,7 +80,34 @@ def _settings(scale, **overrides):
 
 @functools.lru_cache(maxsize=8)
 def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0, scaling="unit"):
-    """Cached (scatter XᵀX, n, Q*, eigenvalues) of one draw of the §5.1 model (X never stored)."""
+    """Draw (cached) the scatter XᵀX, n, Q* and the eigenvalues of one draw of the §5.1 model (X never stored).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of rows n.
+    n_features : int
+        Dimension d.
+    n_components : int
+        Number of spikes k.
+    support_size : int
+        Size s* of the row support.
+    data_seed : int, default=0
+        Seed of the draw.
+    scaling : {"none", "unit", "max_norm"}, default="unit"
+        Row scaling, as :func:`~privpca_edu.datasets.spiked_sparse`.
+
+    Returns
+    -------
+    scatter : ndarray, shape (d, d)
+        XᵀX (read-only).
+    n_samples : int
+        n.
+    truth : ndarray, shape (d, k)
+        The true basis Q*.
+    eigenvalues : ndarray, shape (d,)
+        The model's eigenvalues.
+    """
     data = spiked_sparse_scatter(n_samples, n_features, n_components, support_size, scaling=scaling,
                                  random_state=data_seed)
     scatter = data.info["scatter"]
@@ -90,10 +117,38 @@ def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0
 
 def trajectories(scatter, n_samples, truth, *, epsilon, delta, sparsity, n_iter, seeds, calibration="paper",
                  threshold_init=False, noise="independent"):
-    """D(Q(t), Q*) for t = 0..T (t = 0 is the start Q(1)) for each seed: array (n_seeds, T + 1).
+    """Compute D(Q(t), Q*) for t = 0..T (t = 0 is the start Q(1)) for each seed.
 
     Exactly Algorithm 1 with one provider holding all n rows; seed s draws the random start and
     the noise, as ``DPSPCA(random_state=s)`` would.
+
+    Parameters
+    ----------
+    scatter : ndarray, shape (d, d)
+        XᵀX of the data (e.g. from :func:`model_scatter`).
+    n_samples : int
+        Number of rows n.
+    truth : ndarray, shape (d, k)
+        The true basis Q*.
+    epsilon, delta : float
+        The (ε, δ) of the whole run.
+    sparsity : int
+        Number ŝ of rows kept.
+    n_iter : int
+        Number of iterations T.
+    seeds : iterable of int
+        One run per seed.
+    calibration : str, default="paper"
+        The σ calibration, as :class:`~privpca_edu.DPSPCA`.
+    threshold_init : bool, default=False
+        Threshold the random start.
+    noise : {"independent", "shared"}, default="independent"
+        As :class:`~privpca_edu.DPSPCA`.
+
+    Returns
+    -------
+    ndarray, shape (n_seeds, T + 1)
+        D(Q(t), Q*) by seed and iteration.
     """
     d, k = truth.shape
     sigma = dps_pca_sigma(epsilon, delta, n_iter, method=calibration)
@@ -126,16 +181,67 @@ def _sweep(param_name, values, scale, epsilon, delta, n_seeds, data_seed, progre
 
 def figure3a(scale="paper", *, epsilons=(0.5, 1.0, 1.5, 2.0), delta=0.3, n_seeds=20, data_seed=0, progress=False,
              calibration="paper", **overrides):
-    """Fig. 3(a): error against iteration for several ε at δ = 0.3 (mean and sd over seeds)."""
+    """Compute Fig. 3(a): error against iteration for several ε at δ = 0.3 (mean and sd over seeds).
+
+    Parameters
+    ----------
+    scale : {"paper", "book"}, default="paper"
+        The sizes (:data:`SCALES`).
+    epsilons : sequence of float, default=(0.5, 1.0, 1.5, 2.0)
+        The ε values.
+    delta : float, default=0.3
+        The paper's δ (not a meaningful guarantee: see :data:`PAPER_DELTA`).
+    n_seeds : int, default=20
+        Runs per value.
+    data_seed : int, default=0
+        Seed of the data.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    calibration : str, default="paper"
+        The σ calibration, as :class:`~privpca_edu.DPSPCA`.
+    **overrides
+        Entries of the scale's settings to replace (e.g. ``n_samples=5000``).
+
+    Returns
+    -------
+    dict
+        ``values``, ``parameter``, ``iteration``, ``mean`` and ``std`` (over seeds, by value and
+        iteration), ``runs``, ``settings`` and ``random_guess``.
+    """
     return _sweep("epsilon", epsilons, scale, None, delta, n_seeds, data_seed, progress, calibration, **overrides)
 
 
 def figure3b(scale="paper", *, deltas=(0.01, 0.05, 0.1, 0.5), epsilon=1.0, n_seeds=20, data_seed=0, progress=False,
              calibration="paper", **overrides):
-    """Fig. 3(b): error against iteration for several δ.
+    """Compute Fig. 3(b): error against iteration for several δ.
 
     The paper's text says ε = 1.0 and its caption ε = 2.0 (Section 5, Figure 2); pass ``epsilon=`` to
     choose and label the plot with it.
+
+    Parameters
+    ----------
+    scale : {"paper", "book"}, default="paper"
+        The sizes (:data:`SCALES`).
+    deltas : sequence of float, default=(0.01, 0.05, 0.1, 0.5)
+        The δ values.
+    epsilon : float, default=1.0
+        The ε.
+    n_seeds : int, default=20
+        Runs per value.
+    data_seed : int, default=0
+        Seed of the data.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    calibration : str, default="paper"
+        The σ calibration, as :class:`~privpca_edu.DPSPCA`.
+    **overrides
+        Entries of the scale's settings to replace (e.g. ``n_samples=5000``).
+
+    Returns
+    -------
+    dict
+        ``values``, ``parameter``, ``iteration``, ``mean`` and ``std`` (over seeds, by value and
+        iteration), ``runs``, ``settings`` and ``random_guess``.
     """
     return _sweep("delta", deltas, scale, epsilon, None, n_seeds, data_seed, progress, calibration, **overrides)
 
@@ -147,8 +253,39 @@ def figure2_theory(*, epsilons=None, delta=0.01, n_iter=10, n_samples=100_000, n
     Fig. 2: the three terms of Theorem 4.3 against ε (δ = 0.01; the paper's other parameters
     are not given, so the §5.1 model's unnormalised spectrum is the default).
 
-    Returns arrays over ε of ``xi_stat``, ``xi_priv``, ``xi_opt_final`` (t = T), ``total``,
-    ``minimax_lower`` and the boolean ``valid`` (shade where False: the theorem says nothing).
+    Where ``valid`` is False the theorem says nothing (the figure shades it).
+
+    Parameters
+    ----------
+    epsilons : array_like or None, default=None
+        The ε values (``None``: 37 points from 0.2 to 2).
+    delta : float, default=0.01
+        Privacy parameter δ.
+    n_iter : int, default=10
+        Number of iterations T.
+    n_samples : int, default=100000
+        Number of rows n.
+    n_features : int, default=1000
+        Dimension d.
+    n_components : int, default=5
+        Number of components k.
+    support_size : int, default=10
+        Size s* of the row support.
+    sparsity : int, default=50
+        Number ŝ of rows kept.
+    eigenvalues : array_like or None, default=None
+        The spectrum (``None``: k spikes of 100, the rest 10).
+    C1, C2 : float, default=1.0
+        The theorem's constants, as :func:`privpca_edu.bounds.dps_pca`.
+    calibration : str, default="paper"
+        The σ calibration.
+
+    Returns
+    -------
+    dict
+        Arrays over ε of ``xi_stat``, ``xi_priv``, ``xi_opt_final`` (t = T), ``total``,
+        ``minimax_lower``, ``alpha``, ``rho``, ``sigma`` and the boolean ``valid``, plus ``epsilon``
+        and ``delta``.
     """
     from ..bounds.distributed import dps_pca as thm43
 
@@ -188,11 +325,39 @@ def _mod_sulq_error(scatter, n, n_components, epsilon, delta, truth, rng):
 
 def final_error(method, scatter, n_samples, truth, *, epsilon, delta, sparsity=50, n_iter=10, ppca_sweeps=1000,
                 random_state=None):
-    """D(Q̂, Q*) of one run of ``method`` ("DPS-PCA", "PPCA" or "MOD-SuLQ") on a cached scatter matrix.
+    """Compute D(Q̂, Q*) of one run of ``method`` on a cached scatter matrix.
+
+    Methods: "DPS-PCA", "PPCA" or "MOD-SuLQ".
 
     One repetition of one point of Fig. 4, as :func:`figure4a` and :func:`figure4b` compute it
     (DPS-PCA's final iterate, PPCA's Gibbs sampler, MOD-SuLQ's noisy covariance), for running the
     grid point by point (``python -m privpca_edu.reproduce dps-pca``).
+
+    Parameters
+    ----------
+    method : {"DPS-PCA", "PPCA", "MOD-SuLQ"}
+        The method.
+    scatter : ndarray, shape (d, d)
+        XᵀX of the data (e.g. from :func:`model_scatter`).
+    n_samples : int
+        Number of rows n.
+    truth : ndarray, shape (d, k)
+        The true basis Q*.
+    epsilon, delta : float
+        The privacy parameters (PPCA uses ε only).
+    sparsity : int, default=50
+        DPS-PCA's ŝ.
+    n_iter : int, default=10
+        DPS-PCA's T.
+    ppca_sweeps : int, default=1000
+        PPCA's Gibbs sweeps.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator.
+
+    Returns
+    -------
+    float
+        D(Q̂, Q*) = ‖sin Θ‖_F.
     """
     check_option(method, "method", ("DPS-PCA", "PPCA", "MOD-SuLQ"))
     rng = as_generator(random_state)
@@ -208,13 +373,38 @@ def final_error(method, scatter, n_samples, truth, *, epsilon, delta, sparsity=5
 
 def figure4a(scale="paper", *, epsilons=None, delta=0.3, n_seeds=3, ppca_sweeps=1000, data_seed=0, progress=False,
              **overrides):
-    """Fig. 4(a): final error against ε for DPS-PCA, PPCA (Gibbs) and MOD-SuLQ.
+    """Compute Fig. 4(a): final error against ε for DPS-PCA, PPCA (Gibbs) and MOD-SuLQ.
 
     The paper's x-axis runs 0.8–2.0 (Section 5); both D = ‖sin Θ‖_F and the projection distance
     √2·D are returned, because the paper's y-axis (up to 3.0) suggests it plotted the latter.
     PPCA with 1000 sweeps at d = 1000 costs 12 000 rank-one eigenvalue updates of size 1000
     (12 per sweep for k = 5), about three minutes per run on one core (``bingham_gibbs`` warns
     with its estimate): use ``scale="book"`` or fewer ``ppca_sweeps`` for a quick look.
+
+    Parameters
+    ----------
+    scale : {"paper", "book"}, default="paper"
+        The sizes (:data:`SCALES`).
+    epsilons : sequence of float or None, default=None
+        The ε values (``None``: the paper's 0.8–2.0).
+    delta : float, default=0.3
+        The paper's δ (not a meaningful guarantee).
+    n_seeds : int, default=3
+        Runs per point.
+    ppca_sweeps : int, default=1000
+        PPCA's Gibbs sweeps.
+    data_seed : int, default=0
+        Seed of the data.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    **overrides
+        Entries of the scale's settings to replace.
+
+    Returns
+    -------
+    dict
+        ``epsilon``, ``methods``, ``sin_theta`` and ``projection`` (method → mean over seeds),
+        ``runs``, ``random_guess`` and ``settings``.
     """
     cfg = _settings(scale, **overrides)
     epsilons = np.round(np.arange(0.8, 2.0001, 0.1), 2) if epsilons is None else np.asarray(epsilons, float)
@@ -238,9 +428,41 @@ def figure4a(scale="paper", *, epsilons=None, delta=0.3, n_seeds=3, ppca_sweeps=
 
 def figure4b(scale="paper", *, dims=(40, 60, 80, 100, 120, 140, 160), epsilon=1.0, delta=0.1, n_components=3,
              support_size=10, n_samples=None, n_seeds=3, ppca_sweeps=1000, data_seed=0, progress=False, sparsity=None):
-    """Fig. 4(b): final error against dimension d (n = 10⁵, ε = 1, δ = 0.1, k = 3, s* = 10).
+    """Compute Fig. 4(b): final error against dimension d (n = 10⁵, ε = 1, δ = 0.1, k = 3, s* = 10).
 
     The paper's text says d = 40–140 and its axis runs to 160; the default covers both.
+
+    Parameters
+    ----------
+    scale : {"paper", "book"}, default="paper"
+        The sizes (:data:`SCALES`).
+    dims : sequence of int, default=(40, 60, 80, 100, 120, 140, 160)
+        The dimensions d.
+    epsilon : float, default=1.0
+        Privacy parameter ε.
+    delta : float, default=0.1
+        Privacy parameter δ.
+    n_components : int, default=3
+        Number of components k.
+    support_size : int, default=10
+        Size s* of the row support.
+    n_samples : int or None, default=None
+        Number of rows n (``None``: the scale's).
+    n_seeds : int, default=3
+        Runs per point.
+    ppca_sweeps : int, default=1000
+        PPCA's Gibbs sweeps.
+    data_seed : int, default=0
+        Seed of the data.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    sparsity : int or None, default=None
+        DPS-PCA's ŝ (``None``: the scale's).
+
+    Returns
+    -------
+    dict
+        ``dims``, ``methods``, ``sin_theta`` (method → mean over seeds), ``runs`` and ``settings``.
     """
     n = n_samples or SCALES[scale]["n_samples"]
     s_hat = sparsity or SCALES[scale]["sparsity"]
@@ -267,6 +489,26 @@ def table1(dims=(200, 400, 800), *, n_samples=20_000, n_components=5, ppca_sweep
     Table 1: CPU time (median seconds) of DPS-PCA (T = 10, excluding forming Σ̂, as the paper's
     "< 1 ms" implies), MOD-SuLQ (noise + top-k, excluding Σ̂) and PPCA (``ppca_sweeps`` Gibbs
     sweeps), plus the time to form Σ̂ itself.
+
+    Parameters
+    ----------
+    dims : sequence of int, default=(200, 400, 800)
+        The dimensions d.
+    n_samples : int, default=20000
+        Number of rows n.
+    n_components : int, default=5
+        Number of components k.
+    ppca_sweeps : int, default=100
+        PPCA's Gibbs sweeps.
+    repeats : int, default=3
+        Timings per cell (the median is kept).
+    data_seed : int, default=0
+        Seed of the data.
+
+    Returns
+    -------
+    dict
+        ``d`` and, per method and for forming Σ̂, the median seconds at each d.
     """
     rows = {"d": tuple(dims), "DPS-PCA": [], "MOD-SuLQ": [], "PPCA (100 Gibbs sweeps)": [], "form Σ̂": []}
     for d in dims:
@@ -468,7 +710,20 @@ def _cached_map(delta, T, N, d, k, support_size, s_hat, calibration, n_samples, 
 
 
 def weak_delta_warning(delta, n_samples):
-    """The warning the chapter's figure shows in plain view when δ > 1/n ("" otherwise)."""
+    """Write the warning the chapter's figure shows in plain view when δ > 1/n (empty otherwise).
+
+    Parameters
+    ----------
+    delta : float
+        Privacy parameter δ.
+    n_samples : int
+        Number of rows n.
+
+    Returns
+    -------
+    str
+        The warning (plain text, several lines), or ``""``.
+    """
     if delta <= 1 / n_samples:
         return ""
     paper = math.isclose(delta, PAPER_DELTA, rel_tol=0.015)  # a touched log slider holds 0.302
