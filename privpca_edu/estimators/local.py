@@ -368,7 +368,7 @@ class LocalGaussianPCA(PrivateEstimator):
 
     # ------------------------------------------------------------------ the server's side
     def release_parts(self, X):
-        r"""Compute S = XᵀX/n, its sensitivity and the per-entry σ of :math:`\\tilde S` (not private).
+        r"""Compute S = XᵀX/n, its sensitivity and the per-entry σ of :math:`\tilde S` (not private).
 
         Seen as a *central* release of the whole data set, :math:`\tilde S` is a Gaussian
         mechanism on S with replace-one sensitivity √2B²/n (``sensitivity`` reports the Δ/n the

@@ -245,7 +245,7 @@ _FINAL_STYLES = {"DPS-PCA": "DPSPCA", "PPCA": "PPCA", "MOD-SuLQ": "ModSuLQ"}
 @S.in_house
 def plot_final_vs_parameter(x, curves, *, xlabel, ylabel=r"final error $\|\sin\Theta\|_F$", reference=None,
                             reference_label="random subspace", title=None):
-    """Fig. 4 style: final error of several methods against ε or d.
+    r"""Fig. 4 style: final error of several methods against ε or d.
 
     Parameters
     ----------
