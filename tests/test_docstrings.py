@@ -9,6 +9,9 @@ module that defines it, so a name re-exported in several places is reported once
 The checks are numpydoc's whole set minus the ones ``[tool.numpydoc_validation] checks`` in
 ``pyproject.toml`` switches off (the test reads that table; it is the one home of the choice):
 
+* ``GL01`` (where the summary starts): the package follows PEP 257, summary on the line of the
+  opening quotes; numpydoc 1.11 accepts that, earlier versions ask for the next line (scikit-learn
+  leaves GL01 out for the same reason).
 * ``ES01`` (no extended summary), ``EX01`` (no Examples section), ``SA01`` (no See Also section):
   sections that help in places, not everywhere: a one-line helper needs no extended summary, the
   chapters and ``tests/test_doctests.py`` carry the worked examples, and a See Also list on every
@@ -131,9 +134,9 @@ class _Validator(numpydoc.validate.Validator):
 
     @property
     def source_file_def_line(self):
-        # numpydoc 1.11 raises StopIteration for a module with no ``def`` or ``class`` in it
-        # (an ``__init__.py`` of imports); a module's docstring starts at line 1.
-        return 1 if self.is_mod else super().source_file_def_line
+        # numpydoc (1.8 to 1.11 at least) raises StopIteration for a module with no ``def`` or
+        # ``class`` in it (an ``__init__.py`` of imports); a module's docstring starts at line 1.
+        return 1 if inspect.ismodule(self.obj) else super().source_file_def_line
 
 
 def _attribute_names(obj):
@@ -196,6 +199,11 @@ def test_public_docstrings_pass_numpydoc(module):
         for code, message in docstring_errors(name, obj)
     ]
     assert not failures, f"{len(failures)} numpydoc error(s) in {module}:\n" + "\n".join(failures)
+
+
+def test_only_the_documented_checks_are_off():
+    # loosening the check set is a decision: it has to be made here and in the docstring too
+    assert set(numpydoc.validate.ERROR_MSGS) - CHECKS == {"GL01", "ES01", "EX01", "SA01"}
 
 
 def test_the_public_surface_is_all_enumerated():
