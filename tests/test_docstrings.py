@@ -15,12 +15,12 @@ The checks are numpydoc's whole set minus the ones ``[tool.numpydoc_validation] 
 * ``ES01`` (no extended summary), ``EX01`` (no Examples section), ``SA01`` (no See Also section):
   sections that help in places, not everywhere: a one-line helper needs no extended summary, the
   chapters and ``tests/test_doctests.py`` carry the worked examples, and a See Also list on every
-  function would be noise.  scikit-learn asks for these three on classes only; numpy, SciPy and
-  most projects using numpydoc's hook leave them out.
+  function would be noise.  scikit-learn asks for these three on classes only; numpydoc's own
+  documentation of its validation hook leaves exactly these three out in its example.
 
 Everything else is on: a one-line summary that starts with a capital, ends with a period and
 does not open with a verb in the third person (SS01-SS06); closing quotes on their own line, no
-double blank lines, known sections in the standard order (GL01-GL10); every parameter documented,
+double blank lines, known sections in the standard order (GL02-GL10); every parameter documented,
 in signature order, with a type and a capitalised description ending with a period (PR01-PR10); a
 Returns section whenever something is returned, whose single value is a type, not a name
 (RT01-RT05; RT02 stays on, unlike scikit-learn, which names returned values); Yields for
