@@ -301,7 +301,7 @@ def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, del
     delta : float
         Privacy parameter δ in (0, 1).
     contamination : float
-        The replaced fraction η in [0, 1).
+        The replaced fraction η, 0 ≤ η < 1 (m = ⌊ηn⌋ records are replaced).
     g_sup2 : float, default=1.0
         ‖g‖∞² (1 for the spherical transform, r² for the winsorized one).
     alpha : float, default=0.05

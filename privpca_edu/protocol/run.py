@@ -249,8 +249,8 @@ class EncryptedAggregate:
         The deliveries of phase 1.
     timings : dict
         Seconds per phase so far.
-    owner_operations : list of dict
-        Each owner's operation counts.
+    owner_operations : list of int
+        Each owner's number of encryptions.
     n_owners : int
         Number of owners L.
     data_norm : float
