@@ -1,4 +1,4 @@
-"""privpca_edu: differentially private PCA for teaching.
+"""Differentially private PCA for teaching (privpca_edu).
 
 Public names (``__all__``):
 

@@ -49,7 +49,29 @@ _GEQRF, _ORGQR = linalg.lapack.dgeqrf, linalg.lapack.dorgqr
 
 
 def as_basis(U, name="U", *, check_orthonormal=True, atol=1e-6):
-    """Return U as a float ``(d, k)`` array (transposing a ``(k, d)`` input with k < d)."""
+    """Return U as a float ``(d, k)`` array (transposing a ``(k, d)`` input with k < d).
+
+    Parameters
+    ----------
+    U : array_like, shape (d, k), (k, d) or (d,)
+        A basis: columns of a (d, k) array, rows of a (k, d) array with k < d, or one vector.
+    name : str, default="U"
+        The argument's name in error messages.
+    check_orthonormal : bool, default=True
+        Require orthonormal columns, ``max |UᵀU − I| <= atol``.
+    atol : float, default=1e-6
+        Tolerance of that check.
+
+    Returns
+    -------
+    ndarray, shape (d, k)
+        A float64 array with k <= d (a view or copy of U, never U modified in place).
+
+    Raises
+    ------
+    ValueError
+        If U is empty, not 1-D or 2-D, not finite, or (with ``check_orthonormal``) not orthonormal.
+    """
     U = np.asarray(U, dtype=np.float64)
     if U.ndim == 1:
         U = U[:, None]
@@ -86,6 +108,16 @@ def principal_angles(U, V):
     are accurate.  Kept in the open because the formula is the lesson of the chapter on
     subspaces; :func:`scipy.linalg.subspace_angles` computes the same angles (in descending
     order), with a different treatment of nearly equal subspaces (differences up to ~1e-8 rad).
+
+    Parameters
+    ----------
+    U, V : array_like, shape (d, k) or (k, d)
+        Orthonormal bases of two k-dimensional subspaces of R^d.
+
+    Returns
+    -------
+    ndarray, shape (k,)
+        The angles θ₁ ≤ … ≤ θ_k in [0, π/2].
     """
     U, V = _pair(U, V)
     cos_desc = np.sort(np.clip(linalg.svdvals(V.T @ U), 0.0, 1.0))[::-1]  # i-th smallest angle
@@ -107,6 +139,8 @@ def subspace_distance(U, V, kind="sin_theta"):
     Returns
     -------
     float
+        The distance: in [0, √k] for ``"sin_theta"``, [0, √(2k)] for ``"projection"`` and
+        [0, 1] (the sine of the largest principal angle) for ``"max_angle"``.
 
     Examples
     --------
@@ -175,6 +209,20 @@ def random_subspace_distance(n_features, n_components, kind="sin_theta"):
     same k(d − k)/d (at d = 3, k = 2: √(2/3) = 0.816); otherwise it has no closed form (the
     largest eigenvalue of a matrix-variate beta) and is estimated from 4000 random subspaces
     with a fixed seed (standard error below 0.005; cached).
+
+    Parameters
+    ----------
+    n_features : int
+        The dimension d of the ambient space.
+    n_components : int
+        The dimension k of the subspaces, 1 <= k <= d.
+    kind : {"sin_theta", "projection", "max_angle"}, default="sin_theta"
+        The distance, as in :func:`subspace_distance`.
+
+    Returns
+    -------
+    float
+        The root-mean-square distance of a uniformly random k-subspace.
     """
     d = check_int(n_features, "n_features", low=1)
     k = check_int(n_components, "n_components", low=1, high=d)
@@ -207,6 +255,20 @@ def thin_qr(A, *, rtol=1e-10):
     """Thin QR with positive diagonal: A = QR, QᵀQ = I_k, diag(R) > 0 (unique).
 
     Householder QR (LAPACK) followed by a sign fix, as Algorithm 3 of Ge et al. (2018).
+
+    Parameters
+    ----------
+    A : array_like, shape (d, k)
+        The matrix to factorise, k <= d.
+    rtol : float, default=1e-10
+        A is rank-deficient when min |diag R| <= rtol · max |diag R|.
+
+    Returns
+    -------
+    Q : ndarray, shape (d, k)
+        Orthonormal columns spanning the columns of A.
+    R : ndarray, shape (k, k)
+        Upper triangular with a positive diagonal.
 
     Raises
     ------
@@ -247,6 +309,18 @@ def kept_rows(V, n_rows):
 
     O(d) selection (``argpartition``) with a deterministic tie-break: among rows whose norm
     equals the cut-off, the smaller indices are kept — the same set a stable sort would keep.
+
+    Parameters
+    ----------
+    V : ndarray, shape (d, k)
+        The matrix whose rows are ranked.
+    n_rows : int
+        How many rows to keep, 0 <= n_rows <= d.
+
+    Returns
+    -------
+    ndarray of int, shape (n_rows,)
+        The kept row indices, ascending.
     """
     V = np.asarray(V, dtype=np.float64)
     d = V.shape[0]
@@ -268,6 +342,18 @@ def truncate_rows(V, n_rows):
     Ties are broken by the smaller row index, so the result is deterministic.  ``n_rows = d``
     returns an unchanged copy.  This is Algorithm 2 ("Threshold") of Ge et al. (2018); for
     k = 1 it keeps the largest-magnitude entries.
+
+    Parameters
+    ----------
+    V : ndarray, shape (d, k)
+        The matrix to truncate (not modified).
+    n_rows : int
+        How many rows to keep, 0 <= n_rows <= d.
+
+    Returns
+    -------
+    ndarray, shape (d, k)
+        A copy of V with all but the ``n_rows`` largest rows set to zero.
     """
     V = np.asarray(V, dtype=np.float64)
     keep = kept_rows(V, n_rows)
@@ -281,6 +367,16 @@ def fix_signs(V):
 
     Eigenvectors are defined up to sign; this makes plots and printed output reproducible.
     The subspace (and every distance) is unchanged.
+
+    Parameters
+    ----------
+    V : ndarray, shape (d, k) or (d,)
+        The basis (not modified).
+
+    Returns
+    -------
+    ndarray, same shape as V
+        V with some columns negated.
     """
     V = np.array(V, dtype=np.float64, copy=True)
     if V.ndim == 1:
@@ -293,15 +389,24 @@ def fix_signs(V):
 
 
 def top_eigenvectors(A, n_components):
-    """Eigenvectors of the k algebraically largest eigenvalues of a symmetric matrix.
+    """Compute the eigenvectors of the k algebraically largest eigenvalues of a symmetric matrix.
 
     Noisy covariance matrices may be indefinite: eigenvalues are ordered by value, not by
     absolute value.  Only the upper triangle of A is read (so exact symmetry is not required).
 
+    Parameters
+    ----------
+    A : array_like, shape (d, d)
+        A symmetric matrix (only its upper triangle is read).
+    n_components : int
+        The number k of eigenvectors, 1 <= k <= d.
+
     Returns
     -------
-    eigenvalues : ndarray, shape (k,), descending
-    vectors : ndarray, shape (d, k), orthonormal, signs fixed by :func:`fix_signs`
+    eigenvalues : ndarray, shape (k,)
+        The k largest eigenvalues, descending.
+    vectors : ndarray, shape (d, k)
+        Their orthonormal eigenvectors, signs fixed by :func:`fix_signs`.
     """
     A = np.asarray(A, dtype=np.float64)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
@@ -316,7 +421,22 @@ def top_eigenvectors(A, n_components):
 
 
 def random_orthonormal(n_features, n_components, random_state=None):
-    """A uniformly random (Haar) d×k orthonormal basis: QR of a Gaussian matrix with sign fix."""
+    """Draw a uniformly random (Haar) d×k orthonormal basis: QR of a Gaussian matrix with sign fix.
+
+    Parameters
+    ----------
+    n_features : int
+        The number of rows d.
+    n_components : int
+        The number of columns k, 1 <= k <= d.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+        The source of randomness (``None``: fresh OS entropy).
+
+    Returns
+    -------
+    ndarray, shape (d, k)
+        Orthonormal columns.
+    """
     from ._validation import as_generator
 
     rng = as_generator(random_state)
@@ -346,14 +466,15 @@ def fantope_projection(A, n_components, *, return_eigen=False):
     A : array_like, shape (d, d)
         Symmetric (it is symmetrised as (A + Aᵀ)/2 first).
     n_components : int
-        k with 1 ≤ k ≤ d.
-    return_eigen : bool
+        The trace k, with 1 ≤ k ≤ d.
+    return_eigen : bool, default=False
         Also return ``(theta, clipped_eigenvalues, eigenvectors)`` for teaching.
 
     Returns
     -------
-    P : ndarray, shape (d, d)
-        Symmetric, eigenvalues in [0, 1], trace k.  If A has an eigen-gap
+    ndarray, shape (d, d)
+        The projection P (with ``return_eigen``, the pair ``(P, (theta, clipped_eigenvalues,
+        eigenvectors))``): symmetric, eigenvalues in [0, 1], trace k.  If A has an eigen-gap
         :math:`\gamma_k - \gamma_{k+1} \ge 1`, P is exactly the rank-k eigenprojector of A.
 
     Examples

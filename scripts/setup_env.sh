@@ -127,7 +127,7 @@ fi
 "$PY" - <<'EOF'
 import importlib.metadata as md
 names = ["numpy", "scipy", "matplotlib", "scikit-learn", "ipywidgets", "jupyterlab", "jupyter-book", "pytest",
-         "hypothesis", "nbmake", "phe", "gmpy2", "playwright", "nbgrader", "jupyterlab-rise", "joblib", "tqdm",
+         "hypothesis", "nbmake", "numpydoc", "phe", "gmpy2", "playwright", "nbgrader", "jupyterlab-rise", "joblib", "tqdm",
          "dask", "distributed", "dp-accounting", "build", "twine"]
 vers = []
 for name in names:

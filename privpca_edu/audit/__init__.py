@@ -62,6 +62,17 @@ __all__ = [
 class AuditResult:
     """Outcome of one audit recipe.
 
+    Parameters
+    ----------
+    recipe : str
+        "A" … "E" and a short name.
+    passed : bool
+        True when the evidence is consistent with the claim.
+    summary : str
+        One line a student can read.
+    values : dict, optional
+        The numbers behind the verdict.
+
     Attributes
     ----------
     recipe : str        "A" … "E" and a short name
@@ -84,10 +95,26 @@ class AuditResult:
 # Neighbouring pair
 # ---------------------------------------------------------------------------------------------
 def worst_case_pair(n_samples, n_features, data_norm=1.0):
-    """Replace-one neighbours X, X′: n − 1 rows B·e₁, last row B·e₁ in X and B·e₂ in X′.
+    """Build replace-one neighbours X, X′: n − 1 rows B·e₁, last row B·e₁ in X and B·e₂ in X′.
 
     For :math:`X^\\top X` this attains the replace-one sensitivity √2B² (the change is
     B²·diag(1, −1, 0, …)), and it is the pair the exponential-mechanism audits use.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of rows n, >= 1.
+    n_features : int
+        Dimension d, >= 2.
+    data_norm : float, default=1.0
+        The row norm B.
+
+    Returns
+    -------
+    X : ndarray, shape (n_samples, n_features)
+        The first data set.
+    X_prime : ndarray, shape (n_samples, n_features)
+        Its neighbour.
     """
     n = check_int(n_samples, "n_samples", low=1)
     d = check_int(n_features, "n_features", low=2)
@@ -120,7 +147,8 @@ def audit_sensitivity(statistic, X, X_prime, sensitivity, *, convention="upper_i
     ----------
     statistic : callable(X) -> array
         The quantity the noise is added to (e.g. ``lambda X: X.T @ X / len(X)``).
-    X, X_prime : neighbouring data sets
+    X, X_prime : array_like, shape (n_samples, n_features)
+        Neighbouring data sets (e.g. :func:`worst_case_pair`).
     sensitivity : float
         The documented Δ, in the coordinates the noise is added in.
     convention : {"upper_iid", "frobenius", "flat"}
@@ -128,6 +156,13 @@ def audit_sensitivity(statistic, X, X_prime, sensitivity, *, convention="upper_i
         (``"frobenius"``), or every entry (``"flat"``, for non-symmetric releases like ΣQ).
     tight_fraction : float, optional
         If given, also require measured ≥ tight_fraction · Δ (the docstring claims tightness).
+    rtol : float, default=1e-9
+        Relative slack of the check measured ≤ Δ (rounding error).
+
+    Returns
+    -------
+    AuditResult
+        The verdict, its summary line and the numbers behind it.
     """
     diff = _coordinates(statistic(X), convention) - _coordinates(statistic(X_prime), convention)
     measured = float(np.linalg.norm(diff))
@@ -145,11 +180,29 @@ def audit_sensitivity(statistic, X, X_prime, sensitivity, *, convention="upper_i
 
 
 def gaussian_condition_holds(sigma, sensitivity, epsilon, delta, method="analytic"):
-    """Does N(0, σ²) noise on sensitivity Δ give (ε, δ)-DP?
+    """Check whether N(0, σ²) noise on sensitivity Δ gives (ε, δ)-DP.
 
     ``"classic"``: ε < 1 and σ ≥ Δ√(2 ln(1.25/δ))/ε (Dwork & Roth Thm A.1; a sufficient
     condition).  ``"analytic"``: Balle & Wang's exact condition δ(σ) ≤ δ (necessary and
     sufficient).  A σ that passes "classic" always passes "analytic".
+
+    Parameters
+    ----------
+    sigma : float
+        Standard deviation σ of the noise.
+    sensitivity : float
+        The ℓ2 sensitivity Δ.
+    epsilon : float
+        Privacy parameter ε > 0.
+    delta : float
+        Privacy parameter δ in (0, 1).
+    method : {"analytic", "classic"}, default="analytic"
+        Which condition to check.
+
+    Returns
+    -------
+    bool
+        Whether the condition holds.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -166,13 +219,29 @@ def gaussian_condition_holds(sigma, sensitivity, epsilon, delta, method="analyti
 # Recipe B: noise shape
 # ---------------------------------------------------------------------------------------------
 def audit_noise_shape(noise, sigma, convention="upper_iid", alpha=1e-3):
-    r"""Recipe B: symmetric noise matrices have the documented variances.
+    r"""Check Recipe B: symmetric noise matrices have the documented variances.
 
     ``noise`` is a batch (N, d, d) of noise matrices (release minus statistic).  Checks exact
     symmetry, then a two-sided χ² variance test for the diagonal and for the strict upper
     triangle separately: :math:`\sum E_{ij}^2/\sigma_{ij}^2 \sim \chi^2_\nu` under the claim
     (ν = number of entries).  Level α overall (α/2 per test).  A factor-2 variance error gives
     z = (S/σ² − ν)/√(2ν) of order √(ν/2) ≫ 30 for N·d ≥ 2000, so it cannot pass by accident.
+
+    Parameters
+    ----------
+    noise : ndarray, shape (N, d, d)
+        Noise matrices (release minus statistic).
+    sigma : float
+        The documented standard deviation σ.
+    convention : {"upper_iid", "frobenius"}, default="upper_iid"
+        The documented layout: σ² on and above the diagonal, or σ² on it and σ²/2 off it.
+    alpha : float, default=0.001
+        Overall level of the tests.
+
+    Returns
+    -------
+    AuditResult
+        The verdict, its summary line and the numbers behind it.
     """
     E = np.asarray(noise, dtype=np.float64)
     if E.ndim != 3 or E.shape[1] != E.shape[2]:
@@ -202,15 +271,27 @@ def audit_noise_shape(noise, sigma, convention="upper_iid", alpha=1e-3):
 # Recipe C: Gaussian-DP along the worst direction
 # ---------------------------------------------------------------------------------------------
 def max_gdp_mu(epsilon, delta):
-    """The largest μ such that μ-GDP implies (ε, δ)-DP (= Δ / analytic σ).
+    """Compute the largest μ such that μ-GDP implies (ε, δ)-DP (= Δ / analytic σ).
 
     The most generous black-box reading of an (ε, δ) claim for a Gaussian mechanism.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε > 0.
+    delta : float
+        Privacy parameter δ in (0, 1).
+
+    Returns
+    -------
+    float
+        The largest μ.
     """
     return 1.0 / gaussian_sigma(1.0, epsilon, delta, method="analytic")
 
 
 def audit_gaussian_dp(releases, releases_prime, reference, reference_prime, mu, *, n_sigma=4.0):
-    r"""Recipe C: estimate μ along u = (f(D′) − f(D))/‖·‖ and compare with the claim.
+    r"""Check Recipe C: estimate μ along u = (f(D′) − f(D))/‖·‖ and compare with the claim.
 
     ``releases`` / ``releases_prime``: (N, p) vectors of N releases on D and D′, in the
     coordinates where the noise is i.i.d.; ``reference`` / ``reference_prime``: f(D), f(D′)
@@ -222,6 +303,22 @@ def audit_gaussian_dp(releases, releases_prime, reference, reference_prime, mu, 
     (difference of two means of unit-variance samples, plus the error of the pooled s).
     Passes when μ̂ ≤ μ + n_sigma·SE.  Also reports the implied (ε, δ) curve
     (Dong, Roth & Su 2019: δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)).
+
+    Parameters
+    ----------
+    releases, releases_prime : ndarray, shape (N, p)
+        N releases on D and on D′, vectorised in the coordinates where the noise is i.i.d.
+    reference, reference_prime : ndarray, shape (p,)
+        The values f(D) and f(D′) in the same coordinates.
+    mu : float
+        The claimed μ.
+    n_sigma : float, default=4.0
+        Passes when μ̂ ≤ μ + n_sigma·SE.
+
+    Returns
+    -------
+    AuditResult
+        The verdict, its summary line and the numbers behind it.
     """
     R = np.asarray(releases, dtype=np.float64)
     Rp = np.asarray(releases_prime, dtype=np.float64)
@@ -254,7 +351,7 @@ def audit_gaussian_dp(releases, releases_prime, reference, reference_prime, mu, 
 
 def audit_release_gdp(mechanism, X, X_prime, mu=None, *, epsilon=None, delta=None, n_draws=20_000,
                       random_state=None):
-    """Recipe C for a noisy-matrix estimator (``AnalyzeGauss``, ``ModSuLQ``, …).
+    """Run Recipe C on a noisy-matrix estimator (``AnalyzeGauss``, ``ModSuLQ``, …).
 
     Draws ``n_draws`` releases on each data set with ``mechanism.sample_releases`` (the same
     noise ``fit`` adds), vectorises them in the noise coordinates and runs
@@ -262,6 +359,26 @@ def audit_release_gdp(mechanism, X, X_prime, mu=None, *, epsilon=None, delta=Non
     black-box reading ``max_gdp_mu(epsilon, delta)`` of the advertised (ε, δ) (defaults: the
     mechanism's own ``epsilon``/``delta``).  The claim is never read from the mechanism's σ, so a
     mechanism that quietly uses less noise cannot vouch for itself.
+
+    Parameters
+    ----------
+    mechanism : estimator
+        A noisy-matrix estimator with ``sample_releases(X, n_draws, random_state)``.
+    X, X_prime : array_like, shape (n_samples, n_features)
+        Neighbouring data sets (e.g. :func:`worst_case_pair`).
+    mu : float or None, default=None
+        The claimed μ (``None``: ``max_gdp_mu(epsilon, delta)``).
+    epsilon, delta : float or None, default=None
+        The advertised (ε, δ) (``None``: the mechanism's own).
+    n_draws : int, default=20000
+        Releases per data set.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator of the draws.
+
+    Returns
+    -------
+    AuditResult
+        The verdict, its summary line and the numbers behind it.
     """
     rng = as_generator(random_state)
     n_draws = check_int(n_draws, "n_draws", low=100)
@@ -282,9 +399,25 @@ def audit_release_gdp(mechanism, X, X_prime, mu=None, *, epsilon=None, delta=Non
 # Recipe D: output-level ε lower bound
 # ---------------------------------------------------------------------------------------------
 def clopper_pearson(successes, trials, alpha):
-    """Exact two-sided (1 − α) Clopper–Pearson interval for a binomial proportion.
+    """Compute the exact two-sided (1 − α) Clopper–Pearson interval for a binomial proportion.
 
     ``trials`` n ≥ 1, ``successes`` k in [0, n] (integers), ``alpha`` in (0, 1).
+
+    Parameters
+    ----------
+    successes : int
+        Successes k in [0, n].
+    trials : int
+        Trials n >= 1.
+    alpha : float
+        Level α in (0, 1).
+
+    Returns
+    -------
+    lo : float
+        The lower end.
+    hi : float
+        The upper end.
     """
     n = check_int(trials, "trials", low=1)
     k = check_int(successes, "successes", low=0, high=n)
@@ -301,7 +434,7 @@ def _empirical_eps(p, q, delta):
 
 
 def audit_output_epsilon(statistic_D, statistic_D_prime, epsilon, delta, *, alpha=1e-3, n_thresholds=200):
-    r"""Recipe D: a statistically valid lower bound on the ε a mechanism spends.
+    r"""Check Recipe D: a statistically valid lower bound on the ε a mechanism spends.
 
     ``statistic_D``/``statistic_D_prime``: a 1-D statistic of N independent outputs on D and
     on D′ (e.g. |⟨v̂₁, e₁⟩|).  The first half of each sample chooses the event
@@ -312,6 +445,24 @@ def audit_output_epsilon(statistic_D, statistic_D_prime, epsilon, delta, *, alph
     .. math:: \varepsilon_{lb} = \ln\frac{p_{lo}(D) - \delta}{p_{hi}(D')} \le \varepsilon_{true}.
 
     Passes when ε_lb ≤ ε.  (A pass is no proof of privacy: the event may be poor.)
+
+    Parameters
+    ----------
+    statistic_D, statistic_D_prime : array_like, shape (N,)
+        A 1-D statistic of N independent outputs on D and on D′ (e.g. |⟨v̂₁, e₁⟩|).
+    epsilon : float
+        The claimed ε.
+    delta : float
+        The claimed δ.
+    alpha : float, default=0.001
+        The lower bound holds with probability ≥ 1 − α.
+    n_thresholds : int, default=200
+        Candidate thresholds t tried on the first half.
+
+    Returns
+    -------
+    AuditResult
+        The verdict, its summary line and the numbers behind it.
     """
     s0 = np.asarray(statistic_D, dtype=np.float64).ravel()
     s1 = np.asarray(statistic_D_prime, dtype=np.float64).ravel()
@@ -363,7 +514,20 @@ def _axial_angle(samples):
 
 
 def bingham_density_2d(theta, A):
-    """Exact density on [0, π) of the axial angle θ of v = (cos θ, sin θ), p(v) ∝ exp(vᵀAv)."""
+    """Compute the exact density on [0, π) of the axial angle θ of v = (cos θ, sin θ), p(v) ∝ exp(vᵀAv).
+
+    Parameters
+    ----------
+    theta : float or array_like
+        Angles in [0, π).
+    A : ndarray, shape (2, 2)
+        The Bingham parameter.
+
+    Returns
+    -------
+    float or ndarray
+        The density at ``theta``.
+    """
     A = np.asarray(A, dtype=np.float64)
 
     def q(t):
@@ -400,11 +564,27 @@ def _merge_sparse_bins(observed, expected, min_expected=5.0):
 
 
 def audit_bingham_2d(samples, A, *, n_bins=60, alpha=1e-3):
-    """Recipe E (d = 2): χ² goodness of fit of the axial angle against the exact density.
+    """Check Recipe E (d = 2): χ² goodness of fit of the axial angle against the exact density.
 
     Bin probabilities are integrated numerically from :func:`bingham_density_2d`; adjacent bins
     expecting fewer than 5 counts are merged (so concentrated laws stay testable).  Catches a
     missing comparison with the uniform draw (always-accept) and doubled exponents.
+
+    Parameters
+    ----------
+    samples : ndarray, shape (N, 2)
+        Sampled unit vectors.
+    A : ndarray, shape (2, 2)
+        The Bingham parameter the sampler claims.
+    n_bins : int, default=60
+        Bins of the angle (before merging).
+    alpha : float, default=0.001
+        Level of the test.
+
+    Returns
+    -------
+    AuditResult
+        The verdict, its summary line and the numbers behind it.
     """
     theta = _axial_angle(samples)
     N = len(theta)
@@ -428,10 +608,30 @@ def audit_bingham_2d(samples, A, *, n_bins=60, alpha=1e-3):
 
 
 def bingham_reference_moments(A, n_samples=400_000, random_state=0, batch=200_000):
-    """E[(vᵀuᵢ)²] in A's eigenbasis (descending eigenvalues) by exact rejection from the uniform sphere.
+    """Estimate E[(vᵀuᵢ)²] in A's eigenbasis by exact rejection from the uniform sphere.
 
     Accept a uniform v with probability exp(vᵀAv − λ_max(A)): exact, and independent of any
     sampler under test.  Returns (means, standard errors, eigenvectors).
+
+    Parameters
+    ----------
+    A : ndarray, shape (d, d)
+        The Bingham parameter (symmetric).
+    n_samples : int, default=400000
+        Accepted draws.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed or generator.
+    batch : int, default=200000
+        Proposals drawn at a time.
+
+    Returns
+    -------
+    means : ndarray, shape (d,)
+        E[(vᵀuᵢ)²] estimates.
+    ses : ndarray, shape (d,)
+        Their standard errors.
+    eigenvectors : ndarray, shape (d, d)
+        A's eigenvectors uᵢ (columns, descending eigenvalues).
     """
     A = (np.asarray(A, dtype=np.float64) + np.asarray(A, dtype=np.float64).T) / 2
     lam, U = np.linalg.eigh(A)
@@ -451,11 +651,29 @@ def bingham_reference_moments(A, n_samples=400_000, random_state=0, batch=200_00
 
 
 def audit_bingham_moments(samples, A, *, reference=None, alpha=1e-3, random_state=0):
-    """Recipe E (any d): E[(vᵀuᵢ)²] of the samples against exact reference moments.
+    """Check Recipe E (any d): E[(vᵀuᵢ)²] of the samples against exact reference moments.
 
     z-test per coordinate with both standard errors; Bonferroni over the d coordinates at
     overall level α.  ``reference`` = (means, ses) if precomputed (e.g. published values with
     se 0), else :func:`bingham_reference_moments`.
+
+    Parameters
+    ----------
+    samples : ndarray, shape (N, d)
+        Sampled unit vectors.
+    A : ndarray, shape (d, d)
+        The Bingham parameter the sampler claims.
+    reference : tuple of ndarray or None, default=None
+        (means, ses) if precomputed (``None``: :func:`bingham_reference_moments`).
+    alpha : float, default=0.001
+        Overall level.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed of the reference draws.
+
+    Returns
+    -------
+    AuditResult
+        The verdict, its summary line and the numbers behind it.
     """
     v = np.asarray(samples, dtype=np.float64)
     if reference is None:
@@ -480,7 +698,22 @@ def audit_bingham_moments(samples, A, *, reference=None, alpha=1e-3, random_stat
 
 
 def exponential_mechanism_log_ratio_2d(A, A_prime, n_grid=20_001):
-    """max_θ |log p_A(θ) − log p_A′(θ)| for the d = 2 laws p ∝ exp(vᵀAv): the ε a sampler of
-    this exponent actually spends on the pair (white-box, exact up to quadrature error)."""
+    """Compute the exact privacy loss of a d = 2 exponential-mechanism sampler on one pair.
+
+    max_θ |log p_A(θ) − log p_A′(θ)| for the d = 2 laws p ∝ exp(vᵀAv): the ε a sampler of
+    this exponent actually spends on the pair (white-box, exact up to quadrature error).
+
+    Parameters
+    ----------
+    A, A_prime : ndarray, shape (2, 2)
+        The exponents on the two neighbouring data sets.
+    n_grid : int, default=20001
+        Quadrature points on [0, π).
+
+    Returns
+    -------
+    float
+        The maximum over θ of |log p_A(θ) − log p_A′(θ)|.
+    """
     theta = np.linspace(0.0, np.pi, n_grid)
     return float(np.max(np.abs(np.log(bingham_density_2d(theta, A)) - np.log(bingham_density_2d(theta, A_prime)))))

@@ -89,7 +89,7 @@ def gaussian_noise_spectral_norm(n_features, sigma, convention="upper_iid"):
     Parameters
     ----------
     n_features : int
-        d ≥ 1.
+        Dimension d ≥ 1.
     sigma : float
         The noise scale σ ≥ 0 passed to ``symmetric_noise`` (0 gives zeros).
     convention : {"upper_iid", "frobenius"}
@@ -170,9 +170,9 @@ def davis_kahan(noise_norm_2, noise_norm_F, eigengap, n_components):
         ‖E‖₂ and ‖E‖_F (≥ 0): measured, or typical values from
         :func:`gaussian_noise_spectral_norm`.
     eigengap : float
-        g > 0, the gap of the *unperturbed* matrix between eigenvalues k and k + 1.
+        Eigengap g > 0, the gap of the *unperturbed* matrix between eigenvalues k and k + 1.
     n_components : int
-        k ≥ 1.
+        Number of components k ≥ 1.
 
     Returns
     -------
@@ -247,15 +247,15 @@ def analyze_gauss_bound(n_samples, n_features, n_components, epsilon, delta, eig
     Parameters
     ----------
     n_samples, n_features, n_components : int
-        n ≥ 1, d ≥ 2, 1 ≤ k < d.
+        Sizes n ≥ 1, d ≥ 2 and 1 ≤ k < d.
     epsilon : float
-        ε > 0 (``numpy.inf``: no noise, bound 0).
+        Privacy parameter ε > 0 (``numpy.inf``: no noise, bound 0).
     delta : float
-        δ in (0, 1).
+        Privacy parameter δ in (0, 1).
     eigengap : float
         :math:`\lambda_k - \lambda_{k+1}` of :math:`X^\top X/n` (data scaled to ‖x‖ ≤ B).
     data_norm : float
-        B, the public row-norm bound.
+        The public row-norm bound B.
     calibration : {"classic", "analytic"}
         Passed to ``privacy.gaussian_sigma``; ``"classic"`` warns for ε ≥ 1 (its proof needs
         ε < 1), exactly as the estimator does.
@@ -306,6 +306,24 @@ def mod_sulq_bound(n_samples, n_features, n_components, epsilon, delta, eigengap
     Parameters and returned keys as :func:`analyze_gauss_bound` (no ``calibration``: MOD-SuLQ
     has one, the paper's).  ``sensitivity`` is the upper-triangle ℓ2 sensitivity √2B²/n, for
     comparison with Analyze Gauss.
+
+    Parameters
+    ----------
+    n_samples, n_features, n_components : int
+        Sizes n ≥ 1, d ≥ 2 and 1 ≤ k < d.
+    epsilon : float
+        Privacy parameter ε > 0 (``numpy.inf``: no noise, bound 0).
+    delta : float
+        Privacy parameter δ in (0, 1).
+    eigengap : float
+        :math:`\lambda_k - \lambda_{k+1}` of :math:`X^\top X/n` (data scaled to ‖x‖ ≤ B).
+    data_norm : float, default=1.0
+        The public row-norm bound B.
+
+    Returns
+    -------
+    dict
+        The keys of :func:`analyze_gauss_bound`.
 
     Examples
     --------

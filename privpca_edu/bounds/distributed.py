@@ -81,7 +81,7 @@ def dps_pca_success_probability(n_iter, tau, n_samples, n_features):
 def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_components, support_size, sparsity,
             eigenvalues, *, tau=None, C1=1.0, C2=1.0, calibration="paper", data_norm=1.0,
             start_error=None):
-    r"""Ge et al. (2018), §4, Theorem 4.3: :math:`\lVert Q^{(t)\top}Q^*_\perp\rVert_F \le \xi_{stat} + \xi_{priv} + \xi_{opt}(t)`.
+    r"""Evaluate Ge et al. (2018), §4, Theorem 4.3: :math:`\lVert Q^{(t)\top}Q^*_\perp\rVert_F \le \xi_{stat} + \xi_{priv} + \xi_{opt}(t)`.
 
     .. math::
         \gamma = \frac{3\lambda_{k+1} + \lambda_k}{3\lambda_k + \lambda_{k+1}},\quad
@@ -109,9 +109,26 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
 
     Parameters
     ----------
-    epsilon, delta, n_iter : privacy budget and T (σ from ``privacy.dps_pca_sigma``)
-    n_samples, n_providers, n_features, n_components, support_size, sparsity : n, N, d, k, s*, ŝ
-    eigenvalues : array, descending (at least k + 1 of them): λ₁ ≥ … ≥ λ_d of the covariance
+    epsilon : float
+        Privacy parameter ε > 0 of the whole run (σ from ``privacy.dps_pca_sigma``).
+    delta : float
+        Privacy parameter δ in (0, 1) of the whole run.
+    n_iter : int
+        Number of iterations T.
+    n_samples : int
+        Number of rows n.
+    n_providers : int
+        Number of providers N.
+    n_features : int
+        Dimension d.
+    n_components : int
+        Number of components k.
+    support_size : int
+        Size s* of the true row support.
+    sparsity : int
+        Number ŝ >= s* of rows kept.
+    eigenvalues : array_like
+        Descending (at least k + 1 of them): λ₁ ≥ … ≥ λ_d of the covariance
         *of the rows the algorithm sees* (normalised rows have eigenvalues ~1/d of the raw ones).
     tau : float, optional
         Default solves 2Te^{−τ²/2} = 0.05, i.e. τ = √(2 log(40T)); α is then its smallest
@@ -119,20 +136,25 @@ def dps_pca(epsilon, delta, n_iter, n_samples, n_providers, n_features, n_compon
     C1, C2 : float
         The constants of the upper bound (ξ_stat) and of the minimax lower bound, which the paper
         leaves unnamed in value (default 1).
+    calibration : str, default="paper"
+        The σ calibration, one of ``privacy.ITERATIVE_CALIBRATIONS`` (as :class:`~privpca_edu.DPSPCA`).
+    data_norm : float, default=1.0
+        The public row-norm bound B that σ is calibrated to.
     start_error : float, optional
         Error :math:`\lVert Q^{(1)\top}Q^*_\perp\rVert_F` of the start, compared with
         ``start_condition``.  Default: :math:`\sqrt{k(d-k)/d}`, the error of a random start.
 
     Returns
     -------
-    dict with ``gamma, sigma, alpha, rho, tau, xi_stat, xi_priv, xi_opt`` (array over t = 1..T),
-    ``total`` (array over t), ``success_prob``, ``minimax_lower``, ``valid``, ``reason`` and
-    ``vacuous``, and the start condition of Assumption B.1: ``start_condition`` (= ``total[0]``,
-    the bound at t = 1), ``start_error``, ``start_ok`` (start_error ≤ start_condition) and
-    ``start_reason``. Where the theorem says nothing (ρ ≥ 1, e.g. ε = 1e-6) the ξ terms and
-    ``start_condition`` are NaN, ``start_ok`` is False, and ``total`` is the trivial bound
-    :math:`\min(\sqrt k, \sqrt{d-k})` that holds for every k-dimensional Q (vacuous,
-    ``vacuous=True``), never NaN.
+    dict
+        The keys ``gamma, sigma, alpha, rho, tau, xi_stat, xi_priv, xi_opt`` (array over t = 1..T),
+        ``total`` (array over t), ``success_prob``, ``minimax_lower``, ``valid``, ``reason`` and
+        ``vacuous``, and the start condition of Assumption B.1: ``start_condition`` (= ``total[0]``,
+        the bound at t = 1), ``start_error``, ``start_ok`` (start_error ≤ start_condition) and
+        ``start_reason``. Where the theorem says nothing (ρ ≥ 1, e.g. ε = 1e-6) the ξ terms and
+        ``start_condition`` are NaN, ``start_ok`` is False, and ``total`` is the trivial bound
+        :math:`\min(\sqrt k, \sqrt{d-k})` that holds for every k-dimensional Q (vacuous,
+        ``vacuous=True``), never NaN.
 
     Examples
     --------

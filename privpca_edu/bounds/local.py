@@ -80,10 +80,22 @@ def _spectrum(eigenvalues, k):
 
 
 def effective_noise_variance(eigenvalues, n_components):
-    r""":math:`\sigma_k^2 = \lambda_1\lambda_{k+1}/(\lambda_k - \lambda_{k+1})^2` (scale-free).
+    r"""Compute :math:`\sigma_k^2 = \lambda_1\lambda_{k+1}/(\lambda_k - \lambda_{k+1})^2` (scale-free).
 
     The eigenvalue factor of the non-private minimax rates for PCA (Vu & Lei 2013; Cai, Ma & Wu
     2013), which Wang & Xu's lower bounds (Theorems 1 and 3) carry.
+
+    Parameters
+    ----------
+    eigenvalues : array_like
+        Eigenvalues (any order; at least k + 1, with λ_k > λ_{k+1}).
+    n_components : int
+        Number of components k.
+
+    Returns
+    -------
+    float
+        The effective noise variance σ_k².
 
     Examples
     --------
@@ -127,9 +139,9 @@ def ldp_lower_bound(n_samples, n_features, n_components, epsilon, eigenvalues, *
     Parameters
     ----------
     n_samples, n_features, n_components : int
-        n, p, k (1 ≤ k < p).
+        Sizes n, p and k (1 ≤ k < p).
     epsilon : float
-        ε > 0.
+        Privacy parameter ε > 0.
     eigenvalues : array_like
         Population eigenvalues (any order; at least k + 1, with λ_k > λ_{k+1}).
     constant : float
@@ -180,6 +192,23 @@ def local_gaussian_upper_bound(n_samples, n_features, n_components, epsilon, del
     :math:`kp/(n\varepsilon^2)` as Theorem 1; the ratio to it is
     :math:`\log(1/\delta)\,\lambda_1/\lambda_{k+1}` up to constants (``gap_to_lower``).
 
+    Parameters
+    ----------
+    n_samples : int
+        Number of users n.
+    n_features : int
+        Dimension p.
+    n_components : int
+        Number of components k, 1 <= k < p.
+    epsilon : float
+        Privacy parameter ε > 0 of each user's report.
+    delta : float
+        Privacy parameter δ in (0, 1) of each user's report.
+    eigenvalues : array_like
+        Population eigenvalues (any order; at least k + 1, with λ_k > λ_{k+1}).
+    constant : float, default=1.0
+        The unspecified universal constant C.
+
     Returns
     -------
     dict
@@ -225,6 +254,33 @@ def ldp_sparse_lower_bound(n_samples, n_features, n_components, support_size, ep
     :math:`\Omega(ks\log p/(n\varepsilon^2))`, larger than the display by
     :math:`ks\log p/(s(k+\log p))` (returned as ``abstract_rate_ratio``); the paper is
     internally inconsistent, and this function keeps the displayed (smaller, safer) form.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of users n.
+    n_features : int
+        Dimension p.
+    n_components : int
+        Number of components k, 1 <= k < p.
+    support_size : int
+        Row sparsity s of the class.
+    epsilon : float
+        Privacy parameter ε > 0.
+    eigenvalues : array_like
+        Population eigenvalues (any order; at least k + 1, with λ_k > λ_{k+1}).
+    constant : float, default=1.0
+        The unspecified universal constant C.
+    sigma2 : float or None, default=None
+        The class's σ² ≥ σ_k² (``None``: σ_k²).
+
+    Returns
+    -------
+    dict
+        ``squared_sin_theta`` (the bound), ``sin_theta`` and ``projection_distance`` (capped),
+        ``max_projection_distance``, ``vacuous``, ``random_guess``, ``effective_noise_variance``, ``rate``, ``nonprivate_rate``,
+        ``abstract_rate_ratio``, ``effective_sample_size``, ``conditions`` (dict of booleans),
+        ``conditions_hold``, ``constant`` and ``label``.
 
     Examples
     --------
@@ -272,6 +328,30 @@ def local_sparse_upper_bound(n_samples, n_features, n_components, support_size, 
     evaluates the bound as printed.  The ratio to :func:`ldp_sparse_lower_bound` (``gap_to_lower``) is
     :math:`(\lambda_1/\lambda_{k+1})\,s\log p/(k+\log p)`; against the abstract's
     :math:`ks\log p` lower rate it would be :math:`(\lambda_1/\lambda_{k+1})(s/k)`.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of users n.
+    n_features : int
+        Dimension p.
+    n_components : int
+        Number of components k, 1 <= k < p.
+    support_size : int
+        Row sparsity s.
+    epsilon : float
+        Privacy parameter ε > 0 of each user's report.
+    eigenvalues : array_like
+        Population eigenvalues (any order; at least k + 1, with λ_k > λ_{k+1}).
+    constant : float, default=1.0
+        The unspecified universal constant C.
+
+    Returns
+    -------
+    dict
+        ``squared_sin_theta`` (the bound), ``sin_theta`` and ``projection_distance`` (capped),
+        ``max_projection_distance``, ``vacuous``, ``random_guess``, ``signal_factor``, ``rate``, ``effective_sample_size``, ``gap_to_lower``,
+        ``constant``, ``numerator_one``, ``numerator_one_projection_distance`` and ``label``.
 
     Examples
     --------

@@ -92,7 +92,7 @@ def _eigs(lam_K, k, name="lam_K"):
 
 def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radius=None, *, family="gaussian",
                                    df=1.0, n_draws=400_000, random_state=0, pair_scale="none"):
-    r"""Eigenvalues :math:`\lambda_j(K_g)` of the population Kendall matrix, by Monte Carlo.
+    r"""Compute the eigenvalues :math:`\lambda_j(K_g)` of the population Kendall matrix, by Monte Carlo.
 
     Under an elliptical law with dispersion eigenvalues λ (``eigenvalues``), K_g is diagonal in
     Σ's eigenbasis (Prop. 3.1), with :math:`\lambda_j(K_g) = \mathbb E[\xi(\lVert t\rVert)^2 t_j^2/\lVert t\rVert^2]`
@@ -106,6 +106,30 @@ def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radi
     :math:`K_g = \mathbb E[g((X-X')/\sqrt2)\,g((X-X')/\sqrt2)^\top]` of Kim & Jung (the same option
     as :class:`~privpca_edu.KendallDPPCA`'s); it changes nothing for ``"spherical"``, and for
     ``"winsorized"`` radius r with it equals ½ × (radius √2·r without it).
+
+    Parameters
+    ----------
+    eigenvalues : array_like
+        The dispersion Σ's eigenvalues λ (positive).
+    transform_kind : {"spherical", "winsorized"}, default="spherical"
+        The transform g (``"sph"``/``"wins"`` also accepted).
+    radius : float or None, default=None
+        The winsorization radius r (``None``: √d).
+    family : {"gaussian", "t"}, default="gaussian"
+        The elliptical law (matters for ``"winsorized"`` only).
+    df : float, default=1.0
+        Degrees of freedom of the t law.
+    n_draws : int, default=400000
+        Monte Carlo pairs.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed or generator.
+    pair_scale : {"none", "sqrt2"}, default="none"
+        Use t = (X − X̃)/√2 (``"sqrt2"``), as :class:`~privpca_edu.KendallDPPCA`'s option.
+
+    Returns
+    -------
+    ndarray
+        The eigenvalues λ_j(K_g), in the order of ``eigenvalues``.
     """
     lam = np.asarray(eigenvalues, dtype=np.float64).ravel()
     if lam.size < 1 or np.any(~np.isfinite(lam)) or np.any(lam <= 0):
@@ -139,7 +163,7 @@ def kendall_population_eigenvalues(eigenvalues, transform_kind="spherical", radi
 
 def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, delta, *, g_sup2=1.0, alpha=0.05,
                         C=1.0, explicit=False):
-    r"""Kim & Jung (2025), §3, Theorem 3.2: error of g-DPPCA under an elliptical model.
+    r"""Evaluate Kim & Jung (2025), §3, Theorem 3.2: error of g-DPPCA under an elliptical model.
 
     The display below is derived along the paper's proof outline (Appendix A: matrix Bernstein for
     U-statistics, Han & Liu 2018 Thm B.2, with a large-n condition; the norm bound of the
@@ -169,12 +193,36 @@ def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, del
     the vecd noise plus Gaussian concentration; σ = eq. (2.5)).  The edge term is the
     large-d value, not a strict bound.
 
+    Parameters
+    ----------
+    lam_K : array_like
+        Eigenvalues of the population Kendall matrix K_g (any order; at least k + 1).
+    n_components : int
+        Number of components k >= 1.
+    n_samples : int
+        Number of rows n >= 2.
+    n_features : int
+        Dimension d.
+    epsilon : float
+        Privacy parameter ε > 0 (``numpy.inf``: no privacy term).
+    delta : float
+        Privacy parameter δ in (0, 1).
+    g_sup2 : float, default=1.0
+        ‖g‖∞² (1 for the spherical transform, r² for the winsorized one).
+    alpha : float, default=0.05
+        The bound holds with probability at least 1 − α.
+    C : float, default=1.0
+        The unnamed absolute constant.
+    explicit : bool, default=False
+        Evaluate the proof's explicit constants instead.
+
     Returns
     -------
-    dict: ``gap_ratio``, ``privacy``, ``statistical`` (the Δ terms, before the gap ratio),
-    ``total`` (capped at 1, the largest possible max-angle loss), ``raw`` (uncapped),
-    ``condition`` (the sample-size condition with constant 1 holds), ``noise_scale`` (σ of eq. 2.5),
-    ``explicit``, ``label``.
+    dict
+        The keys ``gap_ratio``, ``privacy``, ``statistical`` (the Δ terms, before the gap ratio),
+        ``total`` (capped at 1, the largest possible max-angle loss), ``raw`` (uncapped),
+        ``condition`` (the sample-size condition with constant 1 holds), ``noise_scale`` (σ of eq. 2.5),
+        ``explicit``, ``label``.
     """
     k = check_int(n_components, "n_components", low=1)
     n = check_int(n_samples, "n_samples", low=2)
@@ -211,7 +259,7 @@ def kendall_dppca_thm32(lam_K, n_components, n_samples, n_features, epsilon, del
 
 def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, delta, contamination, *, g_sup2=1.0,
                         alpha=0.05, C=1.0, explicit=False):
-    r"""Kim & Jung (2025), §3, Theorem 3.4: g-DPPCA when a fraction η of the records is replaced.
+    r"""Evaluate Kim & Jung (2025), §3, Theorem 3.4: g-DPPCA when a fraction η of the records is replaced.
 
     Derived along the paper's proof outline like :func:`kendall_dppca_thm32` (the noise by its norm
     bound, the clean records by matrix Bernstein for U-statistics, the corrupted pairs by the
@@ -238,10 +286,38 @@ def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, del
     ``explicit=True``: the proof's constants as in :func:`kendall_dppca_thm32`, with the exact
     corrupted share 1 − ρ_m and the exact clean sample size n − m.
 
+    Parameters
+    ----------
+    lam_K : array_like
+        Eigenvalues of the population Kendall matrix K_g (any order; at least k + 1).
+    n_components : int
+        Number of components k >= 1.
+    n_samples : int
+        Number of rows n >= 2.
+    n_features : int
+        Dimension d.
+    epsilon : float
+        Privacy parameter ε > 0 (``numpy.inf``: no privacy term).
+    delta : float
+        Privacy parameter δ in (0, 1).
+    contamination : float
+        The replaced fraction η, 0 ≤ η < 1 (m = ⌊ηn⌋ records are replaced).
+    g_sup2 : float, default=1.0
+        ‖g‖∞² (1 for the spherical transform, r² for the winsorized one).
+    alpha : float, default=0.05
+        The bound holds with probability at least 1 − α.
+    C : float, default=1.0
+        The unnamed absolute constant.
+    explicit : bool, default=False
+        Evaluate the proof's explicit constants instead.
+
     Returns
     -------
-    dict: ``gap_ratio``, ``privacy`` (Δ₁), ``statistical`` (Δ₂), ``contamination_bias`` (Δ₃),
-    ``raw``, ``total`` (capped at 1), ``label`` …
+    dict
+        The keys ``gap_ratio``, ``privacy`` (Δ₁), ``statistical`` (Δ₂), ``contamination_bias`` (Δ₃),
+        ``raw``, ``total`` (capped at 1), ``n_replaced`` (m),
+        ``corrupted_pair_share`` (1 − ρ_m), ``noise_scale``, ``condition``, ``explicit``, ``C`` and
+        ``label``.
     """
     k = check_int(n_components, "n_components", low=1)
     n = check_int(n_samples, "n_samples", low=2)
@@ -276,7 +352,7 @@ def kendall_dppca_thm34(lam_K, n_components, n_samples, n_features, epsilon, del
 
 
 def kendall_breakdown(eigenvalues_hat, n_components, n_samples, n_replaced=None, *, g_sup2=1.0):
-    r"""Kim & Jung (2025), §3, Theorem 3.3 with explicit constants: how many replaced records K̂_g withstands.
+    r"""Evaluate Kim & Jung (2025), §3, Theorem 3.3 with explicit constants: how many replaced records K̂_g withstands.
 
     Definition 3.1: the breakdown point :math:`\varepsilon^*(\mathcal V; S)` of a subspace-valued
     statistic is the smallest fraction m/n of records whose replacement by arbitrary points can make
@@ -304,16 +380,23 @@ def kendall_breakdown(eigenvalues_hat, n_components, n_samples, n_replaced=None,
 
     Parameters
     ----------
-    eigenvalues_hat : eigenvalues of K̂_g(S) (any order; at least k + 1)
-    n_components, n_samples : k, n
-    n_replaced : int or array of int, optional   m (for the perturbation and sin Θ bounds)
-    g_sup2 : ‖g‖∞²
+    eigenvalues_hat : array_like
+        Eigenvalues of K̂_g(S) (any order; at least k + 1).
+    n_components : int
+        Number of components k.
+    n_samples : int
+        Number of records n.
+    n_replaced : int or array_like of int, optional
+        Replaced records m, for the perturbation and sin Θ bounds.
+    g_sup2 : float, default=1.0
+        ‖g‖∞².
 
     Returns
     -------
-    dict: ``breakdown_lower_bound`` (the fraction above), ``guaranteed_replacements`` (largest m whose
-    sin Θ bound stays < 1, computed with the exact ρ_m), ``eigengap``; with ``n_replaced``:
-    ``rho``, ``perturbation`` ((1 − ρ_m)‖g‖∞²) and ``sin_theta_bound`` (uncapped).
+    dict
+        The keys ``breakdown_lower_bound`` (the fraction above), ``guaranteed_replacements`` (largest m whose
+        sin Θ bound stays < 1, computed with the exact ρ_m), ``eigengap``; with ``n_replaced``:
+        ``rho``, ``perturbation`` ((1 − ρ_m)‖g‖∞²) and ``sin_theta_bound`` (uncapped).
     """
     k = check_int(n_components, "n_components", low=1)
     n = check_int(n_samples, "n_samples", low=2)
@@ -343,7 +426,7 @@ def kendall_breakdown(eigenvalues_hat, n_components, n_samples, n_replaced=None,
 
 
 def kendall_sph_rate(eigenvalues, n_components, n_samples, epsilon, delta=1e-5, *, C=1.0):
-    r"""Kim & Jung (2025), §3, Prop. 3.5 / eq. (3.1) (rate, log factors dropped): spherical g-DPPCA.
+    r"""Evaluate Kim & Jung (2025), §3, Prop. 3.5 / eq. (3.1) (rate, log factors dropped): spherical g-DPPCA.
 
     .. math:: \lVert\sin\Theta\rVert_2 \lesssim \frac{\lambda_1}{\lambda_k-\lambda_{k+1}}
               \Big(\frac{r(\Sigma)\sqrt d}{n\varepsilon} + \sqrt{\frac{r(\Sigma)}{n}}\Big),\quad
@@ -351,6 +434,27 @@ def kendall_sph_rate(eigenvalues, n_components, n_samples, epsilon, delta=1e-5, 
 
     under Han & Liu's condition :math:`\lVert\Sigma\rVert_F\log d/\mathrm{tr}\,\Sigma \to 0`
     (``condition_ratio`` reports it).  ``eigenvalues`` are those of the dispersion Σ.
+
+    Parameters
+    ----------
+    eigenvalues : array_like
+        The dispersion Σ's eigenvalues (any order; at least k + 1, with λ_k > λ_{k+1}).
+    n_components : int
+        Number of components k >= 1.
+    n_samples : int
+        Number of rows n >= 2.
+    epsilon : float
+        Privacy parameter ε > 0 (``numpy.inf``: no privacy term).
+    delta : float, default=1e-5
+        Privacy parameter δ in (0, 1). Checked, but the rate drops its log factor.
+    C : float, default=1.0
+        The unnamed absolute constant.
+
+    Returns
+    -------
+    dict
+        The keys ``gap_ratio`` (λ₁/(λ_k − λ_{k+1})), ``privacy`` and ``statistical`` (the two terms,
+        before the gap ratio), ``raw`` (uncapped), ``total`` (capped at 1), ``C`` and ``label``, plus ``effective_rank`` r(Σ) and ``condition_ratio`` (Han & Liu's condition).
     """
     lam, gap = _eigs(eigenvalues, check_int(n_components, "n_components", low=1), "eigenvalues")
     n = check_int(n_samples, "n_samples", low=2)
@@ -368,12 +472,33 @@ def kendall_sph_rate(eigenvalues, n_components, n_samples, epsilon, delta=1e-5, 
 
 
 def analyze_gauss_rate(eigenvalues, n_components, n_samples, epsilon, delta, *, C=1.0):
-    r"""Kim & Jung (2025), Remark 3.1: the Analyze Gauss rate for Gaussian data (Liu et al. 2022, eq. 3).
+    r"""Evaluate Kim & Jung (2025), Remark 3.1: the Analyze Gauss rate for Gaussian data (Liu et al. 2022, eq. 3).
 
     .. math:: \lVert\sin\Theta\rVert_2 \lesssim \frac{\lambda_1}{\lambda_k-\lambda_{k+1}}
               \Big(\sqrt{\frac dn} + \frac{d^{3/2}\sqrt{\log(1/\delta)}}{n\varepsilon}\Big).
 
     Since r(Σ) ≤ d, eq. (3.1) is never worse.
+
+    Parameters
+    ----------
+    eigenvalues : array_like
+        The dispersion Σ's eigenvalues (any order; at least k + 1, with λ_k > λ_{k+1}).
+    n_components : int
+        Number of components k >= 1.
+    n_samples : int
+        Number of rows n >= 2.
+    epsilon : float
+        Privacy parameter ε > 0 (``numpy.inf``: no privacy term).
+    delta : float
+        Privacy parameter δ in (0, 1).
+    C : float, default=1.0
+        The unnamed absolute constant.
+
+    Returns
+    -------
+    dict
+        The keys ``gap_ratio`` (λ₁/(λ_k − λ_{k+1})), ``privacy`` and ``statistical`` (the two terms,
+        before the gap ratio), ``raw`` (uncapped), ``total`` (capped at 1), ``C`` and ``label``.
     """
     lam, gap = _eigs(eigenvalues, check_int(n_components, "n_components", low=1), "eigenvalues")
     n = check_int(n_samples, "n_samples", low=2)

@@ -16,7 +16,7 @@ class PCA(PCABase):
     Parameters
     ----------
     n_components : int
-        k, 1 ≤ k ≤ d.
+        Number of components k, 1 ≤ k ≤ d.
     center : bool, default True
         ``True`` (as :class:`sklearn.decomposition.PCA`): subtract the sample mean and decompose
         the sample covariance :math:`(X - \\bar x)^\\top (X - \\bar x)/(n - 1)`; components,
@@ -50,6 +50,20 @@ class PCA(PCABase):
         self.center = center
 
     def fit(self, X, y=None):
+        """Fit the top-k eigenvectors of the covariance (or second-moment) matrix.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        PCA
+            This estimator, fitted.
+        """
         X, c = self._validate_fit_input(X, return_scale=True)
         k = check_n_components(self.n_components, X.shape[1])
         if self.center:
@@ -89,14 +103,16 @@ class TruncatedPowerPCA(PCABase):
     Parameters
     ----------
     n_components : int
-        k.
+        Number of components k.
     sparsity : int or None
-        ŝ rows kept, k ≤ ŝ ≤ d; ``None`` means d (no truncation: plain orthogonal iteration).
+        Number ŝ of rows kept, k ≤ ŝ ≤ d; ``None`` means d (no truncation: plain orthogonal iteration).
     n_iter : int or None
         T iterations; ``None`` (default) runs until the subspace moves less than ``tol``
         (in ‖sin Θ‖_F) or ``max_iter`` iterations.
     tol : float, default 1e-10
+        Stop when the subspace moves less than this in ‖sin Θ‖_F (with ``n_iter=None``).
     max_iter : int, default 1000
+        Largest number of iterations.
     init : "random" or array (d, k)
         ``"random"``: a Haar-random start drawn from ``random_state`` (not thresholded by
         default: see ``threshold_init``).
@@ -107,6 +123,7 @@ class TruncatedPowerPCA(PCABase):
         ``"deflation"`` finds one sparse vector at a time and deflates
         :math:`\\hat\\Sigma \\leftarrow (I - xx^\\top)\\hat\\Sigma(I - xx^\\top)` (Yuan & Zhang).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
 
     Attributes
     ----------
@@ -143,6 +160,20 @@ class TruncatedPowerPCA(PCABase):
         return k, s, n_iter, tol, max_iter
 
     def fit(self, X, y=None):
+        """Fit by the row-truncated power iteration.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        TruncatedPowerPCA
+            This estimator, fitted.
+        """
         X, c = self._validate_fit_input(X, return_scale=True)  # c: keep Σ̂ finite (the iterates are scale-free)
         n, d = X.shape
         k, s, n_iter, tol, max_iter = self._validated(d)

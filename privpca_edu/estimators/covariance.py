@@ -18,7 +18,20 @@ from ._base import PrivateEstimator, StrOptions
 
 @dataclass(frozen=True)
 class ReleaseParts:
-    """The deterministic pieces of a noisy-matrix release (non-private: audits and teaching)."""
+    """The deterministic pieces of a noisy-matrix release (non-private: audits and teaching).
+
+    Parameters
+    ----------
+    statistic : ndarray
+        The noiseless statistic f(X) (for the noisy-matrix mechanisms a (d, d) matrix).
+    sensitivity : float
+        Its replace-one sensitivity Δ as the calibration used it (Frobenius/ℓ2).
+    noise_scale : float
+        The standard deviation σ of each noise entry.
+    convention : str
+        How the symmetric noise is laid out (``"upper_iid"`` or ``"frobenius"``, see
+        :func:`privpca_edu.privacy.symmetric_noise`).
+    """
 
     statistic: np.ndarray  # f(D), on the released scale
     sensitivity: float  # ℓ2 sensitivity of f in the noise coordinates
@@ -52,10 +65,20 @@ class NoisyMatrixMechanism(PrivateEstimator):
         return getattr(self, "calibration", "paper")
 
     def release_parts(self, X):
-        """f(X), Δ and σ for this X, without noise.
+        """Compute f(X), Δ and σ for this X, without noise.
 
         **Not private** — this is what an auditor or a teacher inspects; the estimator itself
         never stores the noiseless statistic.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data (rows longer than ``data_norm`` are scaled down to it, as in ``fit``).
+
+        Returns
+        -------
+        ReleaseParts
+            The noiseless statistic, its sensitivity Δ and the noise scale σ (**not private**).
         """
         X, k, epsilon, delta, data_norm = self._prepare(X)
         n, d = X.shape
@@ -67,6 +90,20 @@ class NoisyMatrixMechanism(PrivateEstimator):
         """Draw ``n_draws`` independent releases for the same X: shape (n_draws, d, d).
 
         Exactly the noise ``fit`` adds, drawn in a batch: what the audit recipes call.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data (rows longer than ``data_norm`` are scaled down to it, as in ``fit``).
+        n_draws : int
+            Number of releases, >= 1.
+        random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+            Seed or generator of the draws (``None``: fresh OS entropy).
+
+        Returns
+        -------
+        ndarray, shape (n_draws, n_features, n_features)
+            The noisy matrices.
         """
         n_draws = check_int(n_draws, "n_draws", low=1)
         parts = self.release_parts(X)
@@ -76,7 +113,20 @@ class NoisyMatrixMechanism(PrivateEstimator):
         return parts.statistic + E
 
     def fit(self, X, y=None):
-        """Release the noisy matrix for X and keep its top-k eigenvectors."""
+        """Release the noisy matrix for X and keep its top-k eigenvectors.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data, one row per person; rows longer than ``data_norm`` are scaled down to it.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        NoisyMatrixMechanism
+            This estimator, fitted.
+        """
         X, k, epsilon, delta, data_norm = self._prepare(X, fitting=True)
         n, d = X.shape
         sens = self._sensitivity(n, d, data_norm)
@@ -109,17 +159,22 @@ class AnalyzeGauss(NoisyMatrixMechanism):
     Parameters
     ----------
     n_components : int
+        Number of components k.
     epsilon : float, default 0.5
-        ε > 0 (``numpy.inf``: no noise).
+        Privacy parameter ε > 0 (``numpy.inf``: no noise).
         Default below 1, where the classic Gaussian calibration is proved (no warning).
     delta : float, default 1e-5
-        δ in (0, 1).
+        Privacy parameter δ in (0, 1).
     data_norm : float, default 1.0
         Public bound B on row norms; larger rows are scaled down to B (a warning only inside ``privacy.diagnostics()``).
     calibration : {"classic", "analytic"}
         ``"classic"`` (the paper): σ = Δ√(2 ln(1.25/δ))/ε, proved for ε < 1 (warns otherwise);
         ``"analytic"``: Balle & Wang's exact σ, valid for every ε and smaller.
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Attributes
     ----------
@@ -182,6 +237,22 @@ class ModSuLQ(NoisyMatrixMechanism):
               + \frac{1}{n\sqrt\varepsilon}
 
     (times B² for rows of norm ≤ B), and returns the top-k eigenvectors.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        Number of components k, 1 <= k <= d.
+    epsilon : float, default=1.0
+        Privacy parameter ε > 0 (``numpy.inf``: no noise).
+    delta : float, default=1e-5
+        Privacy parameter δ in (0, 1).
+    data_norm : float, default=1.0
+        Public bound B on the rows' norms; longer rows are scaled down to B.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+        Seed or generator of the noise (``None``: fresh OS entropy).
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Notes
     -----

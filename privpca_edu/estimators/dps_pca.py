@@ -129,11 +129,11 @@ class DPSPCA(PrivateEstimator):
     Parameters
     ----------
     n_components : int
-        k.
+        Number of components k.
     epsilon, delta : float
         Total budget for the whole run (all T iterations); ``epsilon=numpy.inf``: σ = 0.
     sparsity : int or None
-        ŝ, k ≤ ŝ ≤ d (``None``: d, no truncation).  Paper: 50.
+        Number ŝ of rows kept, k ≤ ŝ ≤ d (``None``: d, no truncation).  Paper: 50.
     n_iter : int, default 10
         T.
     data_norm : float, default 1.0
@@ -150,7 +150,8 @@ class DPSPCA(PrivateEstimator):
         provider adds the same G, so :math:`n_1H_1 - n_2H_2 = (C_1 - C_2)Q` exactly and the
         noise cancels (and each provider, who knows G, strips it from the others' messages).
         Such a fit warns and is recorded with ``privacy_.is_private = False``.
-    init : "random" or (d, k) array
+    init : "random" or array_like of shape (d, k), default="random"
+        The start: a Haar-random orthonormal basis drawn from ``random_state``, or this one.
     threshold_init : bool or None
         See :class:`TruncatedPowerPCA`: a random start is *not* thresholded by default
         (thresholding it often discards the true support: the "initialisation pitfall").
@@ -158,6 +159,10 @@ class DPSPCA(PrivateEstimator):
         Keep every provider's message :math:`H_i^{(t)}` in ``messages_`` — what a curious
         server sees.
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Attributes
     ----------
@@ -216,7 +221,21 @@ class DPSPCA(PrivateEstimator):
         self.accountant = accountant
 
     def fit(self, X, y=None):
-        """Fit on one array (N = 1) or a list of per-provider 2-D numpy arrays (sizes may differ)."""
+        """Fit on one array (N = 1) or a list of per-provider 2-D numpy arrays (sizes may differ).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features), or list of such arrays
+            One array (one provider, N = 1) or one 2-D numpy array per provider (sizes may differ);
+            rows longer than ``data_norm`` are scaled down to it.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        DPSPCA
+            This estimator, fitted.
+        """
         providers = self._validate_fit_providers(X)
         epsilon, delta, data_norm = self._validate_privacy()
         d = providers[0].shape[1]
@@ -286,6 +305,22 @@ class DPSPCA(PrivateEstimator):
 
         The same noise (same σ, same sampler) as one iteration of ``fit``; the per-iteration
         release that the audit recipes A and C test.  Returns (n_draws, d, k).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_i, n_features)
+            The provider's rows (scaled down to ``data_norm`` as in ``fit``).
+        Q : array_like, shape (n_features, n_components)
+            The server's current orthonormal iterate.
+        n_draws : int
+            Number of messages, >= 1.
+        random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+            Seed or generator of the draws (``None``: fresh OS entropy).
+
+        Returns
+        -------
+        ndarray, shape (n_draws, n_features, n_components)
+            The messages XᵀXQ + G.
         """
         epsilon, delta, data_norm = self._validate_privacy()
         X = clip_rows(check_data(X), data_norm)[0]

@@ -315,7 +315,7 @@ def kendall_tau_naive(X, transform_kind="spherical", radius=None, *, pair_scale=
 # g-DPPCA
 # =============================================================================================
 class KendallDPPCA(NoisyMatrixMechanism):
-    r"""g-DPPCA: differentially private PCA from a generalized Kendall's τ (Kim & Jung 2025).
+    r"""Differentially private PCA from a generalized Kendall's τ, g-DPPCA (Kim & Jung 2025).
 
     Releases :math:`\bar K_g = \hat K_g + \mathrm{vecd}^{-1}(\zeta)`, ζ ~ N(0, σ²I) (``"frobenius"``
     symmetric noise: variance σ² on the diagonal, σ²/2 off it), and returns the eigenvectors of
@@ -327,11 +327,12 @@ class KendallDPPCA(NoisyMatrixMechanism):
     Parameters
     ----------
     n_components : int, default 2
+        Number of components k.
     epsilon : float, default 0.5
-        ε > 0 (``numpy.inf``: no noise).
+        Privacy parameter ε > 0 (``numpy.inf``: no noise).
         Default below 1, where the classic Gaussian calibration is proved (no warning).
     delta : float, default 1e-5
-        δ in (0, 1).
+        Privacy parameter δ in (0, 1).
     transform_kind : {"spherical", "winsorized"}, default "spherical"
         g(t) = t/‖t‖ (‖g‖∞ = 1) or g(t) = t·min(1, r/‖t‖) (‖g‖∞ = r).  "sph"/"wins" also accepted.
     radius : float or None, default None
@@ -348,6 +349,10 @@ class KendallDPPCA(NoisyMatrixMechanism):
     block_size : int or None
         Rows per block of the pairwise computation (memory O(block_size · n)).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Attributes
     ----------
@@ -485,6 +490,20 @@ class KendallDPPCA(NoisyMatrixMechanism):
         return super()._record(**fields)
 
     def fit(self, X, y=None):
+        """Fit the eigenvectors of the noisy Kendall matrix.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data (n ≥ 2); no bound on the rows is needed.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        KendallDPPCA
+            This estimator, fitted.
+        """
         if self.sensitivity == "legacy":
             warnings.warn(
                 "sensitivity='legacy' uses Δ = 2‖g‖²/n (half the paper's σ, as the R package dppca did "

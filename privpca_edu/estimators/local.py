@@ -111,6 +111,9 @@ def local_gaussian_report(x, noise_scale, random_state=None):
         entries have the *same* variance).
     random_state : None, int or Generator
         The user's own randomness.
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Returns
     -------
@@ -150,12 +153,12 @@ class LocalGaussianPCA(PrivateEstimator):
     Parameters
     ----------
     n_components : int
-        k, 1 ≤ k ≤ d.
+        Number of components k, 1 ≤ k ≤ d.
     epsilon : float, default 0.5
-        ε > 0 of each user's report (``numpy.inf``: no noise).
+        Privacy parameter ε > 0 of each user's report (``numpy.inf``: no noise).
         Default below 1, where the classic Gaussian calibration is proved (no warning).
     delta : float, default 1e-5
-        δ in (0, 1) of each user's report.
+        Privacy parameter δ in (0, 1) of each user's report.
     data_norm : float, default 1.0
         Public row-norm bound B; rows above it are scaled down to B on the user's side, silently
         (a :class:`PrivacyWarning`, never the count, only inside
@@ -179,6 +182,10 @@ class LocalGaussianPCA(PrivateEstimator):
         which has exactly the distribution of the average of n independent :math:`Z_i`.
         Both give the same law of ``released_matrix_`` (tested).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Attributes
     ----------
@@ -259,7 +266,7 @@ class LocalGaussianPCA(PrivateEstimator):
         return epsilon, delta, data_norm, cal
 
     def noise_calibration(self, warn=True):
-        """The per-user calibration for the current parameters (computed from public parameters only).
+        """Compute the per-user calibration for the current parameters (from public parameters only).
 
         The :class:`~privpca_edu.privacy.PrivacyRecord` of one user's report, from
         :func:`privpca_edu.privacy.local_noise_scale` (``noise_scale`` σ₁, ``sensitivity``,
@@ -294,29 +301,65 @@ class LocalGaussianPCA(PrivateEstimator):
         return X[0]
 
     def user_report(self, x, random_state=None):
-        """One user's noisy report :math:`xx^\\top + Z` (what leaves their device).
+        """Draw one user's noisy report :math:`xx^\\top + Z` (what leaves their device).
 
         ``x`` is clipped to ``data_norm`` first, exactly as in ``fit``; here the user is told with a
         :class:`PrivacyWarning` (their own record, on their own device: nothing about it leaves).  For teaching: compare ``np.outer(x, x)`` with the report.
+
+        Parameters
+        ----------
+        x : array_like, shape (n_features,)
+            One user's record.
+        random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+            Seed or generator of the draws (``None``: fresh OS entropy).
+
+        Returns
+        -------
+        ndarray, shape (n_features, n_features)
+            The symmetric noisy report.
         """
         x = self._clip_record(x)
         _, _, _, cal = self._calibrate()
         return local_gaussian_report(x, cal["noise_scale"], as_generator(random_state))
 
     def user_release_parts(self, x):
-        """:math:`xx^\\top`, Δ and σ₁ of one user's report, without noise (audits, teaching).
+        """Compute :math:`xx^\\top`, Δ and σ₁ of one user's report, without noise (audits, teaching).
 
         **Not private**: the noiseless statistic of one record.
+
+        Parameters
+        ----------
+        x : array_like, shape (n_features,)
+            One user's record (scaled down to ``data_norm`` as in ``fit``).
+
+        Returns
+        -------
+        ReleaseParts
+            The noiseless statistic, its sensitivity Δ and the noise scale σ (**not private**).
         """
         x = self._clip_record(x)
         _, _, _, cal = self._calibrate()
         return ReleaseParts(np.outer(x, x), cal["sensitivity"], cal["noise_scale"], self.noise_convention)
 
     def sample_user_reports(self, x, n_draws, random_state=None):
-        """``n_draws`` independent reports of the same record x: shape (n_draws, d, d).
+        """Draw ``n_draws`` independent reports of the same record x.
 
         Drawn by repeated calls of :func:`local_gaussian_report` — the very function ``fit``
         uses on the per-user path — so an audit tests the mechanism's own noise.
+
+        Parameters
+        ----------
+        x : array_like, shape (n_features,)
+            One user's record.
+        n_draws : int
+            Number of reports, >= 1.
+        random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+            Seed or generator of the draws (``None``: fresh OS entropy).
+
+        Returns
+        -------
+        ndarray, shape (n_draws, n_features, n_features)
+            The reports.
         """
         n_draws = check_int(n_draws, "n_draws", low=1)
         x = self._clip_record(x)
@@ -326,13 +369,23 @@ class LocalGaussianPCA(PrivateEstimator):
 
     # ------------------------------------------------------------------ the server's side
     def release_parts(self, X):
-        r"""S = XᵀX/n, its sensitivity and the per-entry σ of :math:`\tilde S` (not private).
+        r"""Compute S = XᵀX/n, its sensitivity and the per-entry σ of :math:`\tilde S` (not private).
 
         Seen as a *central* release of the whole data set, :math:`\tilde S` is a Gaussian
         mechanism on S with replace-one sensitivity √2B²/n (``sensitivity`` reports the Δ/n the
         calibration *used*, as :meth:`user_release_parts` does) and noise σ₁/√n per entry: the
         aggregate enjoys a far stronger central guarantee (μ = √2B²/(σ₁√n)) than each report.
         With n = 1 it is exactly one user's report.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data (scaled down to ``data_norm`` as in ``fit``).
+
+        Returns
+        -------
+        ReleaseParts
+            The noiseless statistic, its sensitivity Δ and the noise scale σ (**not private**).
         """
         X, k, epsilon, delta, data_norm = self._prepare(X)
         _, _, _, cal = self._calibrate()
@@ -341,9 +394,26 @@ class LocalGaussianPCA(PrivateEstimator):
                             self.noise_convention)
 
     def sample_releases(self, X, n_draws, random_state=None, per_user=None):
-        """``n_draws`` independent server matrices :math:`\\tilde S` for the same X: (n_draws, d, d).
+        """Draw ``n_draws`` independent server matrices :math:`\\tilde S` for the same X.
 
         ``per_user`` (default: the estimator's setting) chooses the faithful or the fast path.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data (scaled down to ``data_norm`` as in ``fit``).
+        n_draws : int
+            Number of server matrices, >= 1.
+        random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+            Seed or generator of the draws (``None``: fresh OS entropy).
+        per_user : bool or None, default=None
+            Sum the users' reports (True) or draw the aggregate noise at once (False); ``None``: the
+            estimator's ``per_user``.
+
+        Returns
+        -------
+        ndarray, shape (n_draws, n_features, n_features)
+            The server matrices.
         """
         n_draws = check_int(n_draws, "n_draws", low=1)
         per_user = self._check_per_user() if per_user is None else bool(per_user)
@@ -368,7 +438,20 @@ class LocalGaussianPCA(PrivateEstimator):
         return (released + released.T) / 2  # exact symmetry (the per-user sum is symmetric already)
 
     def fit(self, X, y=None):
-        """Simulate every user's noisy report of X and keep the server's top-k eigenvectors."""
+        """Simulate every user's noisy report of X and keep the server's top-k eigenvectors.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data, one row per person; rows longer than ``data_norm`` are scaled down to it.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        LocalGaussianPCA
+            This estimator, fitted.
+        """
         X, k, epsilon, delta, data_norm = self._prepare(X, fitting=True)
         _, _, _, cal = self._calibrate()
         per_user = self._check_per_user()
@@ -387,6 +470,18 @@ class LocalGaussianPCA(PrivateEstimator):
         already within ``data_norm`` (nothing here can check that), and in a real deployment
         no one holds S.  The experiment functions use it to reuse one S across many noise
         draws.
+
+        Parameters
+        ----------
+        second_moment : array_like, shape (n_features, n_features)
+            S = XᵀX/n of n rows already within ``data_norm``.
+        n_samples : int
+            The number n of rows behind S, >= 1.
+
+        Returns
+        -------
+        LocalGaussianPCA
+            This estimator, fitted.
         """
         self._validate_params()
         self._forget_fit()
@@ -505,9 +600,9 @@ def fantope_admm(S, n_components, lam, *, rho=None, adaptive_rho=False, tol=1e-4
     S : array_like, shape (d, d)
         Symmetric (symmetrised as (S + Sᵀ)/2 first).
     n_components : int
-        k.
+        Number of components k.
     lam : float
-        λ ≥ 0.
+        Penalty λ ≥ 0.
     rho : float, optional
         ADMM penalty; default :math:`\rho_0 = \max_{ab}|S_{ab}|` (the ``fps`` reference
         implementation's initial value; 1 if S = 0).
@@ -695,14 +790,24 @@ class LocalSparsePCA(LocalGaussianPCA):
 
     Parameters
     ----------
-    n_components, epsilon, delta, data_norm, calibration, sensitivity, per_user, random_state
+    n_components : int, default=2
+        As :class:`LocalGaussianPCA`.
+    epsilon : float, default=0.5
+        As :class:`LocalGaussianPCA` (each user's report is (ε, δ)-DP).
+    delta : float, default=1e-5
+        As :class:`LocalGaussianPCA`.
+    data_norm : float, default=1.0
+        As :class:`LocalGaussianPCA`.
+    calibration : {"replacement", "paper", "analytic"}, default="replacement"
+        As :class:`LocalGaussianPCA`.
+    sensitivity : float, optional
         As :class:`LocalGaussianPCA`.
     lam : float, optional
-        λ ≥ 0.  Default (our choice, see :func:`default_sparse_penalty`):
+        Penalty λ ≥ 0.  Default (our choice, see :func:`default_sparse_penalty`):
         :math:`c\,\sigma_1\sqrt{2\ln(d(d+1))/n}` — the typical largest noise entry of
         :math:`\tilde S`.  With ε = inf this is 0 (plain PCA).
     lam_scale : float, default 1.0
-        c in the default λ (ignored when ``lam`` is given).
+        Constant c in the default λ (ignored when ``lam`` is given).
     rho : float, optional
         ADMM penalty; default :math:`\max_{ab}|\tilde S_{ab}|` (``fps``).
     adaptive_rho : bool, default False
@@ -710,6 +815,13 @@ class LocalSparsePCA(LocalGaussianPCA):
     tol : float, default 1e-4
         Stopping rule :math:`\max(r^2, s^2) \le k\,\mathrm{tol}^2` (Vu et al.; ``fps``).
     max_iter : int, default 1000
+        Largest number of iterations.
+    per_user : bool, default=False
+        As :class:`LocalGaussianPCA`.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+        As :class:`LocalGaussianPCA`.
+    accountant : BudgetAccountant or None, default=None
+        As :class:`LocalGaussianPCA`.
 
     Attributes
     ----------

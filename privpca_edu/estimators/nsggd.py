@@ -130,14 +130,19 @@ class NSGGD(PrivateEstimator):
     Parameters
     ----------
     n_components : int, default 2
-    epsilon, delta : float
+        Number of components k.
+    epsilon, delta : float, default=1.0 and 1e-5
+        Privacy parameters ε > 0 and δ in (0, 1) of the whole run (all T iterations).
     data_norm : float, default 1.0
         Public row-norm bound B; larger rows are scaled onto it (a per-record map: free under DP).
         The iterations run on X/B (rows in the unit ball; η means the same at every scale), so the
         fit is scale-equivariant: X → cX with B → cB gives the same components at every ε.
-    n_iter : int, default 50        T
-    batch_size : int or None        b (default n: full batch)
-    step_size : float, default 1.0  η (on the *mean* objective; GGD's code uses the sum)
+    n_iter : int, default=50
+        Number of iterations T.
+    batch_size : int or None, default=None
+        Batch size b (``None``: n, full batch).
+    step_size : float, default=1.0
+        Step size η (on the *mean* objective; GGD's code uses the sum).
     step_rule : {"constant", "inv_sqrt", "backtracking"}, default "constant"
         η_t = η, η/√(t+1), or GGD's backtracking (halve from η until F decreases).  Backtracking
         evaluates F on the data, so it is allowed only with ``epsilon=numpy.inf``.
@@ -149,6 +154,10 @@ class NSGGD(PrivateEstimator):
         ``is_private=False``; it exists to reproduce the paper's figures.  ``data_norm`` is then
         ignored (the scaled rows have norm ≤ 1, and σ is calibrated to 1).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Attributes
     ----------
@@ -192,7 +201,20 @@ class NSGGD(PrivateEstimator):
         self.accountant = accountant
 
     def fit(self, X, y=None):
-        """Run T noisy geodesic gradient steps from a data-independent start."""
+        """Run T noisy geodesic gradient steps from a data-independent start.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data, one row per person; rows longer than ``data_norm`` are scaled down to it.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        NSGGD
+            This estimator, fitted.
+        """
         X = self._validate_fit_input(X, min_samples=2)
         epsilon, delta, data_norm = self._validate_privacy()
         T = check_int(self.n_iter, "n_iter", low=1)

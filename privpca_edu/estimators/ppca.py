@@ -24,7 +24,7 @@ class PPCA(PrivateEstimator):
         With the default ``sampler="auto"``, k = 1 draws exactly (ε-DP as proved); k > 1 uses the
         Gibbs sampler, recorded as not proved private.
     epsilon : float, default 1.0
-        ε > 0; ``numpy.inf`` returns the exact top-k eigenvectors (the limit of the law).
+        Privacy parameter ε > 0; ``numpy.inf`` returns the exact top-k eigenvectors (the limit of the law).
     data_norm : float, default 1.0
         Public row-norm bound B (rows above it are scaled down; a warning only inside ``privacy.diagnostics()``).
     sampler : {"auto", "exact", "gibbs"}, default "auto"
@@ -39,6 +39,10 @@ class PPCA(PrivateEstimator):
         k = 2, n_iter = 1000) ``fit`` warns before sampling, naming the cheaper options.
         The cost of each draw is bounded whatever ε (see :func:`~privpca_edu.estimators._bingham.draw_theta`).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Attributes
     ----------
@@ -109,7 +113,18 @@ class PPCA(PrivateEstimator):
         return epsilon / (2.0 * data_norm**2)
 
     def bingham_parameter(self, X):
-        """The matrix c·XᵀX of the Bingham law this estimator samples from (non-private)."""
+        """Compute the matrix c·XᵀX of the Bingham law this estimator samples from (non-private).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data (scaled down to ``data_norm`` as in ``fit``).
+
+        Returns
+        -------
+        ndarray, shape (n_features, n_features)
+            The Bingham parameter matrix (**not private**).
+        """
         X, k, epsilon, delta, data_norm = self._prepare(X)
         return _bingham_matrix(self.bingham_concentration(epsilon, data_norm), X.T @ X, epsilon)
 
@@ -126,6 +141,20 @@ class PPCA(PrivateEstimator):
         """Draw ``n_draws`` independent outputs for the same X (k = 1, exact sampler): (n_draws, d).
 
         What the output-level audits (recipes D and E) call; the same law as ``fit``.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data (scaled down to ``data_norm`` as in ``fit``).
+        n_draws : int
+            Number of outputs, >= 1.
+        random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+            Seed or generator of the draws (``None``: fresh OS entropy).
+
+        Returns
+        -------
+        ndarray, shape (n_draws, n_features)
+            Unit vectors, one output per row.
         """
         X, k, epsilon, delta, data_norm = self._prepare(X)
         if k != 1:
@@ -135,7 +164,20 @@ class PPCA(PrivateEstimator):
                                     log_ratio=self._log_ratio)
 
     def fit(self, X, y=None):
-        """Draw the components from the Bingham law of X (exact for k = 1, Gibbs otherwise)."""
+        """Draw the components from the Bingham law of X (exact for k = 1, Gibbs otherwise).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data, one row per person; rows longer than ``data_norm`` are scaled down to it.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        PPCA
+            This estimator, fitted.
+        """
         X, k, epsilon, delta, data_norm = self._prepare(X, fitting=True)
         n_sweeps = self._validated_sampler(k)
         rng = as_generator(self.random_state)  # validated even when ε = inf draws nothing

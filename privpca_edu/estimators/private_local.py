@@ -118,6 +118,10 @@ class PrivateLocalPCA(PrivateEstimator):
         When ``fit`` gets a single array: split it into this many contiguous, near-equal blocks
         (``numpy.array_split``, as the authors did).  Ignored for a list of arrays.
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Attributes
     ----------
@@ -194,7 +198,20 @@ class PrivateLocalPCA(PrivateEstimator):
         return list(np.array_split(X, L))
 
     def fit(self, X, y=None):
-        """Fit on a list of per-site 2-D numpy arrays, or on one array split into ``n_sites`` blocks."""
+        """Fit on a list of per-site 2-D numpy arrays, or on one array split into ``n_sites`` blocks.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data, one row per person; rows longer than ``data_norm`` are scaled down to it.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        PrivateLocalPCA
+            This estimator, fitted.
+        """
         sites = self._sites(X)
         epsilon, delta, data_norm = self._validate_privacy()
         M = sites[0].shape[1]

@@ -57,8 +57,20 @@ class NonPrivateAnalyzeGaussReplication(AnalyzeGauss):
 
     Parameters
     ----------
-    n_components, epsilon, delta, calibration, random_state : as :class:`~privpca_edu.AnalyzeGauss`
-    sensitivity : {"paper", "tight"}, default "paper"   Δ = 8/n or 4√2/n
+    n_components : int, default=2
+        As :class:`~privpca_edu.AnalyzeGauss`.
+    epsilon : float, default=1.0
+        As :class:`~privpca_edu.AnalyzeGauss`.
+    delta : float, default=1e-5
+        As :class:`~privpca_edu.AnalyzeGauss`.
+    calibration : {"classic", "analytic"}, default="classic"
+        As :class:`~privpca_edu.AnalyzeGauss`.
+    sensitivity : {"paper", "tight"}, default="paper"
+        Δ = 8/n (the paper's) or 4√2/n.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+        As :class:`~privpca_edu.AnalyzeGauss`.
+    accountant : BudgetAccountant or None, default=None
+        As :class:`~privpca_edu.AnalyzeGauss`.
     """
 
     noise_convention = "frobenius"
@@ -81,6 +93,7 @@ class NonPrivateAnalyzeGaussReplication(AnalyzeGauss):
 
     @property
     def data_norm(self):  # AnalyzeGauss machinery reads it; the paper scales to norm ≤ 1
+        """The norm the paper scales the largest row to (always 1.0)."""
         return 1.0
 
     def _prepare(self, X, *, fitting=False, min_samples=2):
@@ -103,6 +116,20 @@ class NonPrivateAnalyzeGaussReplication(AnalyzeGauss):
         return (8.0 if self.sensitivity == "paper" else 4.0 * math.sqrt(2.0)) / n
 
     def fit(self, X, y=None):
+        """Fit as the paper does, centring and scaling by the data (**not private**: warns).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data (n ≥ 2), centred at its mean and scaled by its largest row norm.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        NonPrivateAnalyzeGaussReplication
+            This estimator, fitted.
+        """
         warnings.warn(
             "NonPrivateAnalyzeGaussReplication centres at the sample mean and scales by the largest row norm "
             "(Kim & Jung's Appendix C.1): both read the private data, so the result is NOT differentially "

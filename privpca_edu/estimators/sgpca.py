@@ -64,18 +64,28 @@ class SGPCA(NoisyMatrixMechanism):
 
     Parameters
     ----------
-    n_components : int, default 2   (the rank r; must equal ``len(spikes)``)
-    epsilon, delta : float
+    n_components : int, default=2
+        Number of components: the rank r, which must equal ``len(spikes)``.
+    epsilon, delta : float, default=1.0 and 1e-5
+        Privacy parameters ε > 0 and δ in (0, 1) the Gaussian noise is calibrated to.
     spikes : sequence of float
-        λ_1 ≥ … ≥ λ_r > 0, the spikes **above** the noise level (Σ = UΛUᵀ + σ₀²I).  Required.
-    noise_variance : float, default 1.0   σ₀²
-    sensitivity : {"surrogate", "hp_bound"}   see :func:`sgpca_sensitivity`
-    sensitivity_constant : float, default 1.0   C_Δ (the unrecovered constant; default 1)
+        Spikes λ_1 ≥ … ≥ λ_r > 0, the spikes **above** the noise level (Σ = UΛUᵀ + σ₀²I).  Required.
+    noise_variance : float, default=1.0
+        The noise level σ₀².
+    sensitivity : {"surrogate", "hp_bound"}, default="surrogate"
+        The model-based sensitivity: see :func:`~privpca_edu.privacy.sgpca_sensitivity`.
+    sensitivity_constant : float, default=1.0
+        The constant C_Δ of that sensitivity (not recovered from the source).
     noise_convention : {"frobenius", "upper_iid"}, default "frobenius"
         vecd noise (diagonal σ², off-diagonal σ²/2: calibrated to the Frobenius sensitivity) or
         i.i.d. upper triangle (also valid, √2 more noise off the diagonal).
-    calibration : {"classic", "analytic"}
+    calibration : {"classic", "analytic"}, default="classic"
+        The Gaussian calibration of σ (as :class:`~privpca_edu.AnalyzeGauss`).
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
+    accountant : BudgetAccountant or None, default=None
+        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Notes
     -----
@@ -149,6 +159,20 @@ class SGPCA(NoisyMatrixMechanism):
         return f"{self.calibration} (sensitivity={self.sensitivity}, C={self.sensitivity_constant:g})"
 
     def fit(self, X, y=None):
+        """Fit the noisy spectral projector and record that it is not worst-case private.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data (n ≥ 2).
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        SGPCA
+            This estimator, fitted.
+        """
         super().fit(X)
         if not math.isinf(self.privacy_.epsilon):
             rec = self.privacy_.as_dict()

@@ -100,7 +100,7 @@ def sigma_curves(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, method
     methods : sequence of str, optional
         Keys of :data:`privpca_edu.privacy.ITERATIVE_CALIBRATIONS` (default: all).
     epsilon_grid : array_like, optional
-        ε values of the curves (default :data:`SIGMA_EPSILON_GRID`).
+        The ε values of the curves (default :data:`SIGMA_EPSILON_GRID`).
 
     Returns
     -------
@@ -188,9 +188,20 @@ def sensitivity_example(data_norm=1.0, n_features=3, n_samples=5):
     * ``upper_triangle``: the ℓ2 distance in the coordinates the noise is added in (each
       entry on and above the diagonal once), which is what σ is calibrated to.
 
+    Parameters
+    ----------
+    data_norm : float, default=1.0
+        The row-norm bound B.
+    n_features : int, default=3
+        Dimension d >= 2.
+    n_samples : int, default=5
+        Number of rows n.
+
     Returns
     -------
-    dict of floats, plus ``X`` and ``X_neighbour``.
+    dict
+        The floats ``replace_one``, ``add_remove``, ``analyze_gauss``, ``upper_triangle`` and
+        ``data_norm``, and the arrays ``X`` and ``X_neighbour``.
     """
     from ..privacy import symmetric_to_vector
 

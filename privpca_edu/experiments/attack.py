@@ -74,7 +74,8 @@ def membership_accuracy_bound(epsilon, delta, mu=None):
 
     Returns
     -------
-    dict with ``"dp"`` and ``"gdp"`` (``None`` when ``mu`` is not given).
+    dict
+        The bounds ``"dp"`` and ``"gdp"`` (``None`` when ``mu`` is not given).
 
     Examples
     --------
@@ -327,14 +328,14 @@ def membership_attack(epsilon=1.0, n_samples=20, *, n_features=10, n_components=
         Privacy parameter of :class:`~privpca_edu.AnalyzeGauss` (analytic calibration);
         ``numpy.inf`` means the plain, non-private release.
     n_samples : int
-        n, records in each released data set (Alice or her replacement plus the same n − 1
+        Number n of records in each released data set (Alice or her replacement plus the same n − 1
         others, whom the attacker knows).
     n_features : int
-        d ≥ 2.
+        Dimension d ≥ 2.
     n_components : int
-        k, components released (1 ≤ k ≤ d).
+        Number of components k released (1 ≤ k ≤ d).
     delta : float
-        δ of the release.
+        Privacy parameter δ of the release.
     n_pairs : int
         Releases simulated per side: ``n_pairs`` of "in" (fresh noise each) and ``n_pairs``
         of "out" (a different replacement person and fresh noise each); half calibrate the

@@ -72,7 +72,7 @@ CURVE_EPSILONS = np.linspace(0.0, 6.0, 61)
 
 @lru_cache(maxsize=None)
 def with_noise_multiplier(cls, multiplier):
-    """A subclass of a noisy-matrix estimator whose noise is ``multiplier`` × the documented σ.
+    """Build a subclass of a noisy-matrix estimator whose noise is ``multiplier`` × the documented σ.
 
     ``multiplier < 1`` is a cheater (less noise than the claim needs), ``> 1`` a conservative
     implementation.  Built the way :mod:`privpca_edu.audit.mutants` builds ``HalfSigma…``:
@@ -83,6 +83,16 @@ def with_noise_multiplier(cls, multiplier):
     one method through which ``fit``, ``release_parts`` and ``sample_releases`` obtain σ (each
     estimator's returns a public calibration of :mod:`privpca_edu.privacy`), so scaling it breaks
     the mechanism while leaving everything else, including the claim, untouched.
+
+    Parameters
+    ----------
+    multiplier : float
+        The factor on σ, > 0 (``cls``, the first argument, is the estimator class).
+
+    Returns
+    -------
+    type
+        The subclass (``cls`` itself when ``multiplier = 1``).
     """
     multiplier = check_positive(multiplier, "sigma_multiplier")
     if multiplier == 1.0:
@@ -128,6 +138,7 @@ def gdp_audit(mechanism="Analyze Gauss (analytic σ)", sigma_multiplier=1.0, n_d
     n_samples, n_features : int
         Size of the neighbouring data sets (n ≥ 2, d ≥ 2).
     seed : int
+        Seed of the random draws.
 
     Returns
     -------
@@ -211,13 +222,31 @@ _OUTPUT_MECHANISMS = {"PPCA": PPCA, "mutant: PPCA with doubled exponent": mutant
 
 @one_blas_thread
 def output_epsilon_demo(mechanism="PPCA", epsilon=1.0, n_draws=200_000, seed=0, delta=1e-2):
-    r"""Recipe D: a Clopper–Pearson lower bound on the ε an eigenvector release spends.
+    r"""Run recipe D: a Clopper–Pearson lower bound on the ε an eigenvector release spends.
 
     ``n_draws`` outputs of the mechanism (exact sampler, k = 1) on each data set of
     :data:`PPCA_PAIR`; the statistic is s = |⟨v̂, e₁⟩|.  :func:`privpca_edu.audit.audit_output_epsilon`
     picks a threshold event on one half and certifies
     :math:`\varepsilon_{lb} = \ln((p_{lo}(D) - \delta)/p_{hi}(D'))` on the other (confidence
     1 − 10⁻³).  Returns the statistics, histograms for the figure and the audit result.
+
+    Parameters
+    ----------
+    mechanism : str, default="PPCA"
+        The eigenvector release audited (a key of the module's output mechanisms).
+    epsilon : float, default=1.0
+        Its claimed ε.
+    n_draws : int, default=200000
+        Outputs per data set.
+    seed : int, default=0
+        Seed.
+    delta : float, default=0.01
+        The δ of the audit's bound.
+
+    Returns
+    -------
+    dict
+        The statistics, histograms for the figure and the audit result.
     """
     check_option(mechanism, "mechanism", tuple(_OUTPUT_MECHANISMS))
     epsilon = check_positive(epsilon, "epsilon")
@@ -258,12 +287,28 @@ def _draw(A, n, rng, log_ratio, return_rate=False):
 
 @one_blas_thread
 def sampler_density_demo(psi=(0.0, 5.0), n_draws=20_000, seed=0, samplers=None):
-    r"""Recipe E in d = 2: the angle of a sampler's draws against the exact Bingham density.
+    r"""Run recipe E in d = 2: the angle of a sampler's draws against the exact Bingham density.
 
     Target :math:`p(x) \propto \exp(-x^\top\Psi x)` with Ψ = diag(``psi``) (the case study's
     A = diag(0, 5) by default), i.e. ``sample_bingham_exact(−Ψ)``.  For each sampler of
     :data:`SAMPLERS`: θ of the draws, E[x₁²], the acceptance rate and recipe E's χ² test
     (:func:`privpca_edu.audit.audit_bingham_2d`, 60 bins).
+
+    Parameters
+    ----------
+    psi : sequence of float, default=(0.0, 5.0)
+        The diagonal of Ψ.
+    n_draws : int, default=20000
+        Draws per sampler.
+    seed : int, default=0
+        Seed.
+    samplers : sequence of str or None, default=None
+        Keys of :data:`SAMPLERS` (``None``: all).
+
+    Returns
+    -------
+    dict
+        Per sampler: θ of the draws, E[x₁²] and its standard error, the acceptance rate and the χ² test.
     """
     psi = np.asarray(psi, dtype=np.float64)
     if psi.shape != (2,) or not np.all(np.isfinite(psi)) or np.any(psi < 0):
@@ -303,7 +348,7 @@ STORED_LIBRARY_NUMBERS = {
 
 @one_blas_thread
 def library_sampler_case_study(n_draws=100_000, seed=0, reference_draws=400_000):
-    r"""The diffprivlib / OpenDP defect, reproduced with the package's own sampler and mutant.
+    r"""Reproduce the diffprivlib / OpenDP defect with the package's own sampler and mutant.
 
     Both libraries implement Kent, Ganeiber & Mardia's rejection sampler but divide the
     acceptance ratio by :math:`(x^\top\Omega x)^{d/2}` where it must be multiplied
@@ -317,6 +362,20 @@ def library_sampler_case_study(n_draws=100_000, seed=0, reference_draws=400_000)
     * the acceptance rates.
 
     Returns a dict; :data:`STORED_LIBRARY_NUMBERS` holds the measurements on the real libraries.
+
+    Parameters
+    ----------
+    n_draws : int, default=100000
+        Draws per sampler.
+    seed : int, default=0
+        Seed.
+    reference_draws : int, default=400000
+        Draws of the exact reference moments (d = 4), >= 1000.
+
+    Returns
+    -------
+    dict
+        The measurements listed above (``d2_exact_moment``, ``d4_reference``, ``rows``, …).
     """
     n_draws = check_int(n_draws, "n_draws", low=1000)
     seed = check_int(seed, "seed", low=0)
@@ -340,7 +399,7 @@ def library_sampler_case_study(n_draws=100_000, seed=0, reference_draws=400_000)
 
 
 def diffprivlib_bingham_check(n_draws=5000, seed=0):
-    r"""Optional: run recipe E live against IBM diffprivlib's ``mechanisms.Bingham``, if installed.
+    r"""Run recipe E live against IBM diffprivlib's ``mechanisms.Bingham``, if installed (optional).
 
     diffprivlib is **not** a dependency (0.6.6 needs scikit-learn < 1.9).  Its ``Bingham`` with
     ``epsilon=1, sensitivity=1`` samples, by its documentation, :math:`\propto \exp(\tfrac14 u^\top Vu)`
@@ -348,6 +407,21 @@ def diffprivlib_bingham_check(n_draws=5000, seed=0):
     Returns ``None`` and the reason when diffprivlib cannot be imported; else a dict with the
     draws' E[y₁²], its z-score against the exact 0.8825 and recipe E's χ² result.  About 0.5 ms per
     draw (one Python-level rejection loop per call).
+
+    Parameters
+    ----------
+    n_draws : int, default=5000
+        Draws from diffprivlib's sampler.
+    seed : int, default=0
+        Seed.
+
+    Returns
+    -------
+    result : dict or None
+        ``version``, ``n_draws``, ``moment`` (E[y₁²]), ``exact_moment``, ``z`` (its z-score) and
+        ``chi2`` (recipe E's result); ``None`` when diffprivlib cannot be imported.
+    reason : str or None
+        Why diffprivlib could not be imported (``None`` when it was).
     """
     n_draws = check_int(n_draws, "n_draws", low=100)
     try:  # optional peer library: never a requirement of the book
@@ -388,6 +462,13 @@ class AnonymousMechanism:
     ``release_parts`` with the noise scale hidden (NaN) — so that
     :func:`privpca_edu.audit.audit_release_gdp` runs on it unchanged.  (The wrapped estimator
     is reachable by anyone who digs; this is an exercise, not a vault.)
+
+    Parameters
+    ----------
+    label : str
+        The name the mechanism goes by ("A", "B", …).
+    estimator : NoisyMatrixMechanism
+        The hidden estimator.
     """
 
     def __init__(self, label, estimator):
@@ -399,17 +480,58 @@ class AnonymousMechanism:
         self.n_components = estimator.n_components
 
     def fit(self, X, y=None):
+        """Fit the hidden estimator and expose its release.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data.
+        y : None
+            Ignored (scikit-learn's API).
+
+        Returns
+        -------
+        AnonymousMechanism
+            This mechanism, with ``released_matrix_`` and ``components_``.
+        """
         self._hidden.fit(X)
         self.released_matrix_ = self._hidden.released_matrix_
         self.components_ = self._hidden.components_
         return self
 
     def release_parts(self, X):
-        """f(X) and Δ as documented; the noise scale is hidden (NaN)."""
+        """Compute f(X) and Δ as documented; the noise scale is hidden (NaN).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        ReleaseParts
+            The statistic and Δ; ``noise_scale`` is NaN.
+        """
         parts = self._hidden.release_parts(X)
         return ReleaseParts(parts.statistic, parts.sensitivity, float("nan"), parts.convention)
 
     def sample_releases(self, X, n_draws, random_state=None):
+        """Draw ``n_draws`` releases for the same X, as the hidden estimator does.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            The data.
+        n_draws : int
+            Number of releases, >= 1.
+        random_state : None, int or numpy.random.Generator, default=None
+            Seed or generator of the noise.
+
+        Returns
+        -------
+        ndarray, shape (n_draws, n_features, n_features)
+            The releases.
+        """
         return self._hidden.sample_releases(X, n_draws, random_state=random_state)
 
     def __repr__(self):
@@ -418,11 +540,21 @@ class AnonymousMechanism:
 
 
 def cheater_lineup(n_components=1):
-    """Three anonymous mechanisms, all claiming :data:`CHEATER_CLAIM`; exactly one cheats.
+    """Line up three anonymous mechanisms, all claiming :data:`CHEATER_CLAIM`; exactly one cheats.
 
     Honest Analyze Gauss (analytic σ), Analyze Gauss with half the noise
     (:class:`~privpca_edu.audit.mutants.HalfSigmaAnalyzeGauss`) and honest MOD-SuLQ, shuffled with a
     fixed seed behind the labels "A", "B", "C".  Returns a dict label → :class:`AnonymousMechanism`.
+
+    Parameters
+    ----------
+    n_components : int, default=1
+        Number of components k of each mechanism.
+
+    Returns
+    -------
+    dict of str to AnonymousMechanism
+        Label → mechanism.
     """
     k = check_int(n_components, "n_components", low=1)
     eps, delta = CHEATER_CLAIM["epsilon"], CHEATER_CLAIM["delta"]
@@ -440,12 +572,22 @@ def _hash(label):
 
 
 def check_cheater(answer):
-    """Is ``answer`` ("A", "B" or "C", any case) the cheater of :func:`cheater_lineup`?
+    """Check whether ``answer`` ("A", "B" or "C", any case) names the cheater of :func:`cheater_lineup`.
 
     The answer is compared with a stored hash, so reading this function does not give it away.
     Prints a verdict and returns True / False (``None`` while unanswered), never raises: a
     notebook run top to bottom must not stop at an exercise (as
     :func:`privpca_edu.widgets.check_answer`).
+
+    Parameters
+    ----------
+    answer : str or None
+        "A", "B" or "C" (any case); ``None``: not answered yet.
+
+    Returns
+    -------
+    bool or None
+        Whether the answer is right (``None`` while unanswered).
     """
     if answer is None:
         print("not answered yet: set your answer to 'A', 'B' or 'C' and run the cell again.")

@@ -190,27 +190,111 @@ def _sweep(param_name, values, scale, epsilon, delta, n_seeds, data_seed, progre
 
 def figure3a(scale="paper", *, epsilons=(0.5, 1.0, 1.5, 2.0), delta=0.3, n_seeds=20, data_seed=0, progress=False,
              calibration="paper", **overrides):
-    """Fig. 3(a): error against iteration for several ε at δ = 0.3 (mean and sd over seeds)."""
+    """Compute Fig. 3(a): error against iteration for several ε at δ = 0.3 (mean and sd over seeds).
+
+    Parameters
+    ----------
+    scale : {"paper", "book"}, default="paper"
+        The sizes (:data:`SCALES`).
+    epsilons : sequence of float, default=(0.5, 1.0, 1.5, 2.0)
+        The ε values.
+    delta : float, default=0.3
+        The paper's δ (not a meaningful guarantee: see :data:`PAPER_DELTA`).
+    n_seeds : int, default=20
+        Runs per value.
+    data_seed : int, default=0
+        Seed of the data.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    calibration : str, default="paper"
+        The σ calibration, as :class:`~privpca_edu.DPSPCA`.
+    **overrides
+        Entries of the scale's settings to replace (e.g. ``n_samples=5000``).
+
+    Returns
+    -------
+    dict
+        ``values``, ``parameter``, ``iteration``, ``mean`` and ``std`` (over seeds, by value and
+        iteration), ``runs``, ``settings`` and ``random_guess``.
+    """
     return _sweep("epsilon", epsilons, scale, None, delta, n_seeds, data_seed, progress, calibration, **overrides)
 
 
 def figure3b(scale="paper", *, deltas=(0.01, 0.05, 0.1, 0.5), epsilon=1.0, n_seeds=20, data_seed=0, progress=False,
              calibration="paper", **overrides):
-    """Fig. 3(b): error against iteration for several δ.
+    """Compute Fig. 3(b): error against iteration for several δ.
 
     The paper's text says ε = 1.0 and its caption ε = 2.0 (Section 5, Figure 2); pass ``epsilon=`` to
     choose and label the plot with it.
+
+    Parameters
+    ----------
+    scale : {"paper", "book"}, default="paper"
+        The sizes (:data:`SCALES`).
+    deltas : sequence of float, default=(0.01, 0.05, 0.1, 0.5)
+        The δ values.
+    epsilon : float, default=1.0
+        The ε.
+    n_seeds : int, default=20
+        Runs per value.
+    data_seed : int, default=0
+        Seed of the data.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    calibration : str, default="paper"
+        The σ calibration, as :class:`~privpca_edu.DPSPCA`.
+    **overrides
+        Entries of the scale's settings to replace (e.g. ``n_samples=5000``).
+
+    Returns
+    -------
+    dict
+        ``values``, ``parameter``, ``iteration``, ``mean`` and ``std`` (over seeds, by value and
+        iteration), ``runs``, ``settings`` and ``random_guess``.
     """
     return _sweep("delta", deltas, scale, epsilon, None, n_seeds, data_seed, progress, calibration, **overrides)
 
 
 def figure2_theory(*, epsilons=None, delta=0.01, n_iter=10, n_samples=100_000, n_features=1000, n_components=5,
                    support_size=10, sparsity=50, eigenvalues=None, C1=1.0, C2=1.0, calibration="paper"):
-    """Fig. 2: the three terms of Theorem 4.3 against ε (δ = 0.01; the paper's other parameters
+    """Compute Fig. 2: the three terms of Theorem 4.3 against ε.
+
+    Fig. 2: the three terms of Theorem 4.3 against ε (δ = 0.01; the paper's other parameters
     are not given, so the §5.1 model's unnormalised spectrum is the default).
 
-    Returns arrays over ε of ``xi_stat``, ``xi_priv``, ``xi_opt_final`` (t = T), ``total``,
-    ``minimax_lower`` and the boolean ``valid`` (shade where False: the theorem says nothing).
+    Where ``valid`` is False the theorem says nothing (the figure shades it).
+
+    Parameters
+    ----------
+    epsilons : array_like or None, default=None
+        The ε values (``None``: 37 points from 0.2 to 2).
+    delta : float, default=0.01
+        Privacy parameter δ.
+    n_iter : int, default=10
+        Number of iterations T.
+    n_samples : int, default=100000
+        Number of rows n.
+    n_features : int, default=1000
+        Dimension d.
+    n_components : int, default=5
+        Number of components k.
+    support_size : int, default=10
+        Size s* of the row support.
+    sparsity : int, default=50
+        Number ŝ of rows kept.
+    eigenvalues : array_like or None, default=None
+        The spectrum (``None``: k spikes of 100, the rest 10).
+    C1, C2 : float, default=1.0
+        The theorem's constants, as :func:`privpca_edu.bounds.dps_pca`.
+    calibration : str, default="paper"
+        The σ calibration.
+
+    Returns
+    -------
+    dict
+        Arrays over ε of ``xi_stat``, ``xi_priv``, ``xi_opt_final`` (t = T), ``total``,
+        ``minimax_lower``, ``alpha``, ``rho``, ``sigma`` and the boolean ``valid``, plus ``epsilon``
+        and ``delta``.
     """
     from ..bounds.distributed import dps_pca as thm43
 
@@ -296,13 +380,38 @@ def final_error(method, scatter, n_samples, truth, *, epsilon, delta, sparsity=5
 
 def figure4a(scale="paper", *, epsilons=None, delta=0.3, n_seeds=3, ppca_sweeps=1000, data_seed=0, progress=False,
              **overrides):
-    """Fig. 4(a): final error against ε for DPS-PCA, PPCA (Gibbs) and MOD-SuLQ.
+    """Compute Fig. 4(a): final error against ε for DPS-PCA, PPCA (Gibbs) and MOD-SuLQ.
 
     The paper's x-axis runs 0.8–2.0 (Section 5); both D = ‖sin Θ‖_F and the projection distance
     √2·D are returned, because the paper's y-axis (up to 3.0) suggests it plotted the latter.
     PPCA with 1000 sweeps at d = 1000 costs 12 000 rank-one eigenvalue updates of size 1000
     (12 per sweep for k = 5), about three minutes per run on one core (``bingham_gibbs`` warns
     with its estimate): use ``scale="book"`` or fewer ``ppca_sweeps`` for a quick look.
+
+    Parameters
+    ----------
+    scale : {"paper", "book"}, default="paper"
+        The sizes (:data:`SCALES`).
+    epsilons : sequence of float or None, default=None
+        The ε values (``None``: the paper's 0.8–2.0).
+    delta : float, default=0.3
+        The paper's δ (not a meaningful guarantee).
+    n_seeds : int, default=3
+        Runs per point.
+    ppca_sweeps : int, default=1000
+        PPCA's Gibbs sweeps.
+    data_seed : int, default=0
+        Seed of the data.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    **overrides
+        Entries of the scale's settings to replace.
+
+    Returns
+    -------
+    dict
+        ``epsilon``, ``methods``, ``sin_theta`` and ``projection`` (method → mean over seeds),
+        ``runs``, ``random_guess`` and ``settings``.
     """
     cfg = _settings(scale, **overrides)
     epsilons = np.round(np.arange(0.8, 2.0001, 0.1), 2) if epsilons is None else np.asarray(epsilons, float)
@@ -326,9 +435,41 @@ def figure4a(scale="paper", *, epsilons=None, delta=0.3, n_seeds=3, ppca_sweeps=
 
 def figure4b(scale="paper", *, dims=(40, 60, 80, 100, 120, 140, 160), epsilon=1.0, delta=0.1, n_components=3,
              support_size=10, n_samples=None, n_seeds=3, ppca_sweeps=1000, data_seed=0, progress=False, sparsity=None):
-    """Fig. 4(b): final error against dimension d (n = 10⁵, ε = 1, δ = 0.1, k = 3, s* = 10).
+    """Compute Fig. 4(b): final error against dimension d (n = 10⁵, ε = 1, δ = 0.1, k = 3, s* = 10).
 
     The paper's text says d = 40–140 and its axis runs to 160; the default covers both.
+
+    Parameters
+    ----------
+    scale : {"paper", "book"}, default="paper"
+        The sizes (:data:`SCALES`).
+    dims : sequence of int, default=(40, 60, 80, 100, 120, 140, 160)
+        The dimensions d.
+    epsilon : float, default=1.0
+        Privacy parameter ε.
+    delta : float, default=0.1
+        Privacy parameter δ.
+    n_components : int, default=3
+        Number of components k.
+    support_size : int, default=10
+        Size s* of the row support.
+    n_samples : int or None, default=None
+        Number of rows n (``None``: the scale's).
+    n_seeds : int, default=3
+        Runs per point.
+    ppca_sweeps : int, default=1000
+        PPCA's Gibbs sweeps.
+    data_seed : int, default=0
+        Seed of the data.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    sparsity : int or None, default=None
+        DPS-PCA's ŝ (``None``: the scale's).
+
+    Returns
+    -------
+    dict
+        ``dims``, ``methods``, ``sin_theta`` (method → mean over seeds), ``runs`` and ``settings``.
     """
     n = n_samples or SCALES[scale]["n_samples"]
     s_hat = sparsity or SCALES[scale]["sparsity"]
@@ -350,9 +491,32 @@ def figure4b(scale="paper", *, dims=(40, 60, 80, 100, 120, 140, 160), epsilon=1.
 
 
 def table1(dims=(200, 400, 800), *, n_samples=20_000, n_components=5, ppca_sweeps=100, repeats=3, data_seed=0):
-    """Table 1: CPU time (median seconds) of DPS-PCA (T = 10, excluding forming Σ̂, as the paper's
+    """Time the methods of Table 1 (median seconds).
+
+    Table 1: CPU time (median seconds) of DPS-PCA (T = 10, excluding forming Σ̂, as the paper's
     "< 1 ms" implies), MOD-SuLQ (noise + top-k, excluding Σ̂) and PPCA (``ppca_sweeps`` Gibbs
-    sweeps), plus the time to form Σ̂ itself."""
+    sweeps), plus the time to form Σ̂ itself.
+
+    Parameters
+    ----------
+    dims : sequence of int, default=(200, 400, 800)
+        The dimensions d.
+    n_samples : int, default=20000
+        Number of rows n.
+    n_components : int, default=5
+        Number of components k.
+    ppca_sweeps : int, default=100
+        PPCA's Gibbs sweeps.
+    repeats : int, default=3
+        Timings per cell (the median is kept).
+    data_seed : int, default=0
+        Seed of the data.
+
+    Returns
+    -------
+    dict
+        ``d`` and, per method and for forming Σ̂, the median seconds at each d.
+    """
     rows = {"d": tuple(dims), "DPS-PCA": [], "MOD-SuLQ": [], "PPCA (100 Gibbs sweeps)": [], "form Σ̂": []}
     for d in dims:
         data = spiked_sparse(n_samples, d, n_components, 10, scaling="unit", random_state=data_seed)
@@ -554,7 +718,20 @@ def _cached_map(delta, T, N, d, k, support_size, s_hat, calibration, n_samples, 
 
 
 def weak_delta_warning(delta, n_samples):
-    """The warning the chapter's figure shows in plain view when δ > 1/n ("" otherwise)."""
+    """Write the warning the chapter's figure shows in plain view when δ > 1/n (empty otherwise).
+
+    Parameters
+    ----------
+    delta : float
+        Privacy parameter δ.
+    n_samples : int
+        Number of rows n.
+
+    Returns
+    -------
+    str
+        The warning (plain text, several lines), or ``""``.
+    """
     if delta <= 1 / n_samples:
         return ""
     paper = math.isclose(delta, PAPER_DELTA, rel_tol=0.015)  # a touched log slider holds 0.302

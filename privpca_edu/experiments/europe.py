@@ -5,9 +5,7 @@ European genotypes, rotated, look like a map of Europe.  Kim & Jung (2025, §4.3
 **private** estimate of those two directions still draws the map.  This module answers with
 numbers (our proposal for quantifying Kim & Jung's Section 4.3 "resembles") and with the data the chapter's dashboard draws.
 
-Alignment and similarity
-------------------------
-Two 2-D point clouds (n × 2 score matrices) can show the same map turned, mirrored or
+**Alignment and similarity.**  Two 2-D point clouds (n × 2 score matrices) can show the same map turned, mirrored or
 stretched: principal components have arbitrary signs, and any rotation of a basis of the same
 plane is as good as another.  :func:`procrustes` removes exactly that freedom — it finds the
 translation, orthogonal map R (rotation or reflection) and scale s minimising
@@ -20,9 +18,7 @@ translation, orthogonal map R (rotation or reflection) and scale s minimising
 the correlation after that best alignment (Wang et al. 2012, used for the same POPRES map).
 It equals 1 exactly when the two clouds agree up to translation, rotation, reflection and scale.
 
-Row scaling (what each method is given)
-----------------------------------------
-The rows of X are one person's 20 PC coordinates.  A private mechanism that clips rows needs a
+**Row scaling (what each method is given).**  The rows of X are one person's 20 PC coordinates.  A private mechanism that clips rows needs a
 bound B on their norms that is **public**: fixed before anyone looks at the data, so that it
 says nothing about it.  (By construction every row has norm at most :math:`\ell_1`, the top
 smartpca eigenvalue, but ℓ₁ is computed from the very genotypes being protected: using it as B
@@ -142,6 +138,7 @@ def procrustes(source, target, *, scale=True):
     source, target : array_like (n, p)
         Matched rows (the same people in the same order).
     scale : bool, default True
+        Fit the scale s (``False``: s = 1, a rigid motion).
 
     Returns
     -------
@@ -175,11 +172,23 @@ def procrustes(source, target, *, scale=True):
 
 
 def procrustes_similarity(S, T):
-    r"""The Procrustes similarity
+    r"""Compute the Procrustes similarity t₀(S, T).
+
+    The Procrustes similarity
     :math:`t_0(S, T)=\sum_i\sigma_i(\tilde S^\top\tilde T)/(\lVert\tilde S\rVert_F\lVert\tilde T\rVert_F)`.
 
     The correlation of two matched point clouds after the best translation, rotation,
     reflection and scaling (see :func:`procrustes`); in [0, 1], symmetric in S and T.
+
+    Parameters
+    ----------
+    S, T : array_like, shape (n, p)
+        Matched rows (the same people in the same order).
+
+    Returns
+    -------
+    float
+        The similarity t₀, in [0, 1].
     """
     S = _as_scores(S, "S")
     T = _as_scores(T, "T")
@@ -251,7 +260,13 @@ def _robust():
 
 
 def available_methods():
-    """The entries of :data:`METHODS` whose estimators can be imported here."""
+    """List the entries of :data:`METHODS` whose estimators can be imported here.
+
+    Returns
+    -------
+    list of str
+        The method names, in the order of :data:`METHODS`.
+    """
     robust = _robust()
     out = []
     for name in METHODS:
@@ -488,6 +503,25 @@ def similarity_table(methods=("Kendall (spherical)", "Analyze Gauss (paper, not 
     For the noisy-matrix mechanisms (Analyze Gauss, both Kendalls, SGPCA) the noiseless
     statistic is computed once and ``n_draws`` releases are drawn in a batch
     (``sample_releases``: exactly the noise ``fit`` adds); NSGGD is refitted ``n_draws`` times.
+
+    Parameters
+    ----------
+    methods : sequence of str, default=("Kendall (spherical)", "Analyze Gauss (paper, not private)")
+        Entries of :data:`METHODS`.
+    epsilons : sequence of float, default=(0.1, 0.5, 1.0, 2.0)
+        The ε values.
+    delta : float, default=1e-5
+        Privacy parameter δ in (0, 1).
+    n_draws : int, default=20
+        Releases per method and ε.
+    source : {"synthetic", "novembre"}, default="synthetic"
+        The data: the synthetic stand-in, or the real files (which must be on disk).
+    calibration : {"classic", "analytic"}, default="classic"
+        The σ calibration of the Gaussian mechanisms.
+    random_state : int, default=0
+        Seed of the synthetic data.
+    seed : int, default=0
+        Seed of the releases.
 
     Returns
     -------

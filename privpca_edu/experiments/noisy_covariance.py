@@ -100,7 +100,7 @@ class _SpikedData:
 @lru_cache(maxsize=32)
 @one_blas_thread
 def spiked_data(n_samples, n_features, n_components, seed):
-    """The chapter's data, cached on (n, d, k, seed): dense spiked model, rows of unit norm.
+    """Build the chapter's data, cached on (n, d, k, seed): dense spiked model, rows of unit norm.
 
     ``datasets.spiked_sparse`` with the paper's spectrum (k spikes of 100, a Uniform[0, 10]
     tail) and ``support_size = d`` (no sparsity: this chapter is not about sparse PCA), rows
@@ -109,6 +109,24 @@ def spiked_data(n_samples, n_features, n_components, seed):
     the matrix PPCA's Bingham law is built from (``PPCA.bingham_parameter`` at concentration 1,
     XᵀX), the eigenvalues, the non-private PCA basis, its distance to the truth and the
     eigengap.  Arrays are read-only.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of rows n.
+    n_features : int
+        Dimension d.
+    n_components : int
+        Number of spikes k.
+    seed : int
+        Seed of the data.
+
+    Returns
+    -------
+    object
+        Frozen, with ``X``, ``components`` (true (d, k) basis), ``second_moment`` (XᵀX/n),
+        ``gram`` (XᵀX), ``eigenvalues`` (of XᵀX/n, descending), ``pca_basis``, ``pca_error`` and
+        ``eigengap``.
     """
     data = datasets.spiked_sparse(n_samples, n_features, n_components, support_size=n_features,
                                   scaling="unit", random_state=seed)
@@ -242,15 +260,15 @@ def noisy_covariance_errors(epsilon=1.0, delta=1e-5, n_features=30, n_samples=20
     Parameters
     ----------
     epsilon : float
-        ε > 0 for all three mechanisms (``numpy.inf``: no noise).
+        Privacy parameter ε > 0 for all three mechanisms (``numpy.inf``: no noise).
     delta : float
-        δ in (0, 1) for Analyze Gauss and MOD-SuLQ (PPCA is pure ε-DP).
+        Privacy parameter δ in (0, 1) for Analyze Gauss and MOD-SuLQ (PPCA is pure ε-DP).
     n_features : int
-        d in [2, 80].
+        Dimension d in [2, 80].
     n_samples : int
-        n in [10, 20 000] (the dashboard offers 200 … 5000).
+        Number of rows n in [10, 20 000] (the dashboard offers 200 … 5000).
     n_components : int
-        k in [1, min(3, d − 1)].
+        Number of components k in [1, min(3, d − 1)].
     seed : int
         Seed of the data; the mechanisms' seeds derive from it.
     n_seeds : int
@@ -331,8 +349,22 @@ def noisy_covariance_errors(epsilon=1.0, delta=1e-5, n_features=30, n_samples=20
 
 
 def summary_rows(result):
-    """One dict per method of a :func:`noisy_covariance_errors` result, for a printed table:
-    mean error at ε, the capped Davis–Kahan bound (None for PPCA), vacuous, noise scale."""
+    """Summarise a :func:`noisy_covariance_errors` result as one dict per method.
+
+    For a printed table: mean error at ε, the capped Davis–Kahan bound (None for PPCA), vacuous,
+    noise scale.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`noisy_covariance_errors`.
+
+    Returns
+    -------
+    list of dict
+        ``method``, ``mean_error``, ``davis_kahan`` and ``vacuous`` (``None`` for PPCA) and
+        ``noise_scale``.
+    """
     rows = []
     for name in METHODS:
         b = result["bounds"].get(name)
@@ -358,13 +390,26 @@ def _two_dimensional_data(n_samples, angle_degrees, seed):
 
 @one_blas_thread
 def bingham_2d(epsilons=(0.25, 1.0, 4.0), n_samples=20, angle_degrees=30.0, n_draws=20_000, seed=0):
-    r"""PPCA in the plane: the law of its output direction, sampled and exact.
+    r"""Sample PPCA in the plane: the law of its output direction, sampled and exact.
 
     Data: ``n_samples`` unit-norm points whose principal axis is at ``angle_degrees``.  For each
     ε, ``n_draws`` outputs of ``PPCA(1, epsilon=ε, sampler="exact")`` (one vectorised call), their
     axial angle θ ∈ [0, π) (v and −v are the same direction), and the exact density of θ,
     :math:`p(\theta) \propto \exp(\tfrac{\varepsilon}{2} v_\theta^\top X^\top X v_\theta)`
     (:func:`privpca_edu.audit.bingham_density_2d`), plus recipe E's χ² test of the draws.
+
+    Parameters
+    ----------
+    epsilons : sequence of float, default=(0.25, 1.0, 4.0)
+        The ε values.
+    n_samples : int, default=20
+        Number of data points.
+    angle_degrees : float, default=30.0
+        The data's principal axis, in degrees.
+    n_draws : int, default=20000
+        Outputs per ε.
+    seed : int, default=0
+        Seed.
 
     Returns
     -------
@@ -413,13 +458,32 @@ def bingham_2d(epsilons=(0.25, 1.0, 4.0), n_samples=20, angle_degrees=30.0, n_dr
 @one_blas_thread
 def gibbs_mixing(n_features=30, n_components=2, epsilon=1.0, n_samples=2000, n_sweeps=12, n_chains=6,
                  seed=0, reference_sweeps=60):
-    r"""How fast Hoff's Gibbs sampler forgets a worst-case start.
+    r"""Measure how fast Hoff's Gibbs sampler forgets a worst-case start.
 
     Chains target PPCA's matrix Bingham law :math:`\propto \exp(\tfrac\varepsilon2\mathrm{tr}(V^\top X^\top XV))`
     (``PPCA.bingham_parameter``) on :func:`spiked_data`, started from a basis orthogonal to the
     leading subspace (distance √k, the worst start).  ``reference_sweeps``-long chains from
     random starts give the level the exact law settles at.  A finite chain only approximates
     the law, so PPCA's ε-DP holds only in the limit of infinitely many sweeps.
+
+    Parameters
+    ----------
+    n_features : int, default=30
+        Dimension d.
+    n_components : int, default=2
+        Number of components k.
+    epsilon : float, default=1.0
+        PPCA's ε.
+    n_samples : int, default=2000
+        Number of rows n.
+    n_sweeps : int, default=12
+        Sweeps per chain.
+    n_chains : int, default=6
+        Chains from the worst-case start.
+    seed : int, default=0
+        Seed.
+    reference_sweeps : int, default=60
+        Length of the reference chains from random starts.
 
     Returns
     -------
@@ -467,11 +531,27 @@ def gibbs_mixing(n_features=30, n_components=2, epsilon=1.0, n_samples=2000, n_s
 # MOD-SuLQ at the paper's scale
 # ---------------------------------------------------------------------------------------------
 def normalised_spiked_eigenvalues(eigenvalues, n_draws=4000, random_state=0):
-    r"""Eigenvalues of :math:`\mathbb E[xx^\top/\lVert x\rVert^2]` for x ~ N(0, UΛUᵀ).
+    r"""Compute the eigenvalues of :math:`\mathbb E[xx^\top/\lVert x\rVert^2]` for x ~ N(0, UΛUᵀ).
 
     Scaling rows to unit norm keeps the eigenvectors U (odd symmetry kills the off-diagonal
     terms) and maps λᵢ to :math:`\mathbb E[\lambda_i z_i^2 / \sum_j \lambda_j z_j^2]`, z ~ N(0, I):
-    a d-dimensional Monte-Carlo average, no d×d matrix needed.  Returns (means, standard errors).
+    a d-dimensional Monte-Carlo average, no d×d matrix needed.
+
+    Parameters
+    ----------
+    eigenvalues : array_like
+        The eigenvalues λ of the covariance.
+    n_draws : int, default=4000
+        Monte Carlo draws.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed or generator.
+
+    Returns
+    -------
+    means : ndarray
+        The eigenvalues of the normalised second moment, in the order of ``eigenvalues``.
+    ses : ndarray
+        Their standard errors.
     """
     lam = np.asarray(eigenvalues, dtype=np.float64)
     n_draws = check_int(n_draws, "n_draws", low=10)
@@ -495,7 +575,7 @@ def normalised_spiked_eigenvalues(eigenvalues, n_draws=4000, random_state=0):
 @one_blas_thread
 def mod_sulq_at_scale(n_features=1000, n_samples=100_000, n_components=5, epsilon=1.0, delta=0.3, seed=0,
                       n_mc=4000):
-    r"""Why MOD-SuLQ returns a random subspace at the DPS-PCA paper's scale (Ge et al. 2018, Section 5).
+    r"""Explain why MOD-SuLQ returns a random subspace at the DPS-PCA paper's scale (Ge et al. 2018, Section 5).
 
     The paper's model (d = 1000, n = 10⁵, k = 5, spikes 100, tail Uniform[0, 10]) with rows
     scaled to unit norm.  Computes, without generating the 800 MB data set:
@@ -508,7 +588,29 @@ def mod_sulq_at_scale(n_features=1000, n_samples=100_000, n_components=5, epsilo
       :math:`\mathbb E[xx^\top/\lVert x\rVert^2]` and the distance of its top-k eigenvectors to
       the truth (what MOD-SuLQ / Analyze Gauss would return with infinitely many samples).
 
-    Returns a dict of named numbers.  Takes about a second (three 1000×1000 eigendecompositions).
+    Takes about a second (three 1000×1000 eigendecompositions).
+
+    Parameters
+    ----------
+    n_features : int, default=1000
+        Dimension d.
+    n_samples : int, default=100000
+        Number of rows n.
+    n_components : int, default=5
+        Number of spikes k.
+    epsilon : float, default=1.0
+        Privacy parameter ε.
+    delta : float, default=0.3
+        Privacy parameter δ (the paper's).
+    seed : int, default=0
+        Seed of the simulated noise.
+    n_mc : int, default=4000
+        Monte Carlo draws of the normalised eigenvalues.
+
+    Returns
+    -------
+    dict
+        The named numbers above.
     """
     d = check_int(n_features, "n_features", low=2)
     n = check_int(n_samples, "n_samples", low=1)

@@ -101,7 +101,18 @@ KEY_LENGTH_OPTIONS = (1024, 1536, 2048)
 
 
 def require_sklearn():
-    """Import scikit-learn or explain how to get it."""
+    """Import scikit-learn or explain how to get it.
+
+    Returns
+    -------
+    module
+        The ``sklearn`` module.
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn is missing; the message says how to install it.
+    """
     try:
         import sklearn
     except ImportError as exc:  # pragma: no cover - exercised only without scikit-learn
@@ -134,10 +145,21 @@ def _raw_table(name):
 
 
 def load_standin(name="digits", n_features=None):
-    """A bundled scikit-learn table, standardised and row-normalised: (X, y), rows of norm 1.
+    """Load a bundled scikit-learn table, standardised and row-normalised: (X, y), rows of norm 1.
 
-    ``name``: "digits" (1797 × 64) or "breast_cancer" (569 × 30; ``n_features=10`` keeps the
-    ten "mean" features).
+    Parameters
+    ----------
+    name : {"digits", "breast_cancer"}, default="digits"
+        The table: digits (1797 × 64) or breast cancer (569 × 30).
+    n_features : int or None, default=None
+        Keep only the first features (``10`` with breast cancer: the ten "mean" features).
+
+    Returns
+    -------
+    X : ndarray, shape (n, d)
+        Standardised rows of norm 1 (read-only).
+    y : ndarray, shape (n,)
+        The labels.
     """
     check_option(name, "name", ("digits", "breast_cancer"))
     X, y = _raw_table(name)
@@ -149,7 +171,22 @@ def load_standin(name="digits", n_features=None):
 
 
 def split_owners(X, n_owners=None, samples_per_owner=None):
-    """Contiguous, near-equal owner blocks (``numpy.array_split``), by count or by block size."""
+    """Split rows into contiguous, near-equal owner blocks (``numpy.array_split``), by count or by block size.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        The rows to split.
+    n_owners : int or None, default=None
+        Number of blocks.
+    samples_per_owner : int or None, default=None
+        Rows per block instead (n // samples_per_owner blocks, at least one).
+
+    Returns
+    -------
+    list of ndarray
+        The owners' blocks, in order.
+    """
     n = X.shape[0]
     if samples_per_owner is not None:
         n_owners = max(1, n // check_int(samples_per_owner, "samples_per_owner", low=1))
@@ -158,8 +195,25 @@ def split_owners(X, n_owners=None, samples_per_owner=None):
 
 
 def captured_variance(U, S, K=None):
-    r"""True-variance captured-variance ratio :math:`\mathrm{tr}(\hat U^\top S\hat U)/\mathrm{tr}(U_K^\top SU_K)`: the private components'
-    variance over the best possible."""
+    r"""Compute the share of the best possible variance that the private components capture.
+
+    True-variance captured-variance ratio :math:`\mathrm{tr}(\hat U^\top S\hat U)/\mathrm{tr}(U_K^\top SU_K)`: the private components'
+    variance over the best possible.
+
+    Parameters
+    ----------
+    U : ndarray, shape (d, k)
+        The private components (orthonormal columns).
+    S : ndarray, shape (d, d)
+        The true scatter or covariance.
+    K : int or None, default=None
+        Number of best directions to compare with (``None``: k).
+
+    Returns
+    -------
+    float
+        The ratio, at most 1.
+    """
     U = np.asarray(U)
     K = U.shape[1] if K is None else K
     best = np.sort(np.linalg.eigvalsh(S))[::-1][:K].sum()
@@ -177,7 +231,7 @@ def _components_for_variance(S, fraction):
 # ---------------------------------------------------------------------------------------------
 def timing_vs_owners(n_owners=(2, 4, 8, 16), *, n_features=20, rows_per_owner=50, key_length=1024, epsilon=0.3,
                      delta=1e-5, chain_repeats=5, release_repeats=1, keypair=None, random_state=0):
-    """Wall time of DPDPCA (owners in parallel) and of the PrivateLocalPCA chain, against L.
+    """Measure the wall time of DPDPCA (owners in parallel) and of the PrivateLocalPCA chain, against L.
 
     Real Paillier encryption.  Every owner holds ``rows_per_owner`` unit-norm rows (so N grows
     with L; an owner's cost does not depend on its row count).  The owners of the largest L are
@@ -192,7 +246,33 @@ def timing_vs_owners(n_owners=(2, 4, 8, 16), *, n_features=20, rows_per_owner=50
     reported apart.  ``*_hops``: messages on the critical path, for a network-latency model
     (time + hops × latency) — the paper simulated transmission with file I/O.
 
-    Returns a dict of arrays over ``n_owners``.
+    Parameters
+    ----------
+    n_owners : sequence of int, default=(2, 4, 8, 16)
+        The numbers of owners L.
+    n_features : int, default=20
+        Dimension M >= 2.
+    rows_per_owner : int, default=50
+        Rows per owner.
+    key_length : int, default=1024
+        Bits of the Paillier modulus (1024: an insecure demo size).
+    epsilon : float, default=0.3
+        Privacy parameter ε.
+    delta : float, default=1e-5
+        Privacy parameter δ.
+    chain_repeats : int, default=5
+        Fits of the chain per L (the median is kept).
+    release_repeats : int, default=1
+        Runs of the proxy's and data user's steps per L (the median is kept).
+    keypair : tuple or None, default=None
+        A ``phe`` key pair to reuse.
+    random_state : int, default=0
+        Seed of the data and the noise.
+
+    Returns
+    -------
+    dict
+        Arrays over ``n_owners`` of the timings and ``*_hops`` counts.
     """
     grid = sorted(int(L) for L in n_owners)
     if not grid or grid[0] < 1:
@@ -267,7 +347,7 @@ def timing_vs_owners(n_owners=(2, 4, 8, 16), *, n_features=20, rows_per_owner=50
 def captured_variance_vs_epsilon(dataset="digits", *, epsilons=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
                                  n_seeds=10, n_owners=10, variance_kept=0.9, calibrations=("classic", "paper"),
                                  delta=None, n_features=None, random_state=0):
-    r"""Captured variance of DPDPCA's components against ε (the paper's Fig. 5), δ = 1/N by default.
+    r"""Compute the captured variance of DPDPCA's components against ε (the paper's Fig. 5), δ = 1/N by default.
 
     K is the number of principal components reaching ``variance_kept`` of the variance on the
     non-private data (the authors' 90 % rule).  Two metrics: ``"true_variance"``
@@ -282,8 +362,32 @@ def captured_variance_vs_epsilon(dataset="digits", *, epsilons=(0.1, 0.2, 0.3, 0
     last digit of each noise entry (tested) — so the sweep costs milliseconds.  ``calibration="paper"`` (Δ = 1) is
     shown for comparison only: it is **not** differentially private.
 
-    Returns a dict: epsilons, K, delta, N, M and per calibration and metric arrays of means and
-    standard deviations over seeds.
+    Parameters
+    ----------
+    dataset : {"digits", "breast_cancer"}, default="digits"
+        The table (:func:`load_standin`).
+    epsilons : sequence of float, default=(0.1, 0.2, …, 0.9)
+        The ε values.
+    n_seeds : int, default=10
+        Releases per ε.
+    n_owners : int, default=10
+        Number of owners.
+    variance_kept : float, default=0.9
+        K reaches this share of the non-private variance.
+    calibrations : sequence of str, default=("classic", "paper")
+        The calibrations compared (``"paper"`` is not private).
+    delta : float or None, default=None
+        Privacy parameter δ (``None``: 1/N).
+    n_features : int or None, default=None
+        As :func:`load_standin`.
+    random_state : int, default=0
+        Seed of the noise.
+
+    Returns
+    -------
+    dict
+        ``epsilons``, ``K``, ``delta``, ``N``, ``M`` and, per calibration and metric, arrays of means
+        and standard deviations over seeds.
     """
     X, _ = load_standin(dataset, n_features)
     N, M = X.shape
@@ -337,7 +441,7 @@ def _sum_shares(owners):
 def f1_vs_samples_per_owner(dataset="digits", *, samples_per_owner=(2, 5, 10, 20, 50, 100), epsilon=0.5, delta=1e-5,
                             n_seeds=3, variance_kept=0.8, include_wishart=False, svm_C=10.0, average="macro",
                             test_size=0.2, random_state=0):
-    """Downstream RBF-SVM F1 on private components against the number of samples per owner (Fig. 4).
+    """Score a downstream RBF SVM (F1) on private components against the number of samples per owner (Fig. 4).
 
     80/20 train/test split (seeded); features standardised with the *training* statistics, rows
     scaled to unit norm; K = the number of components reaching ``variance_kept`` of the
@@ -351,7 +455,35 @@ def f1_vs_samples_per_owner(dataset="digits", *, samples_per_owner=(2, 5, 10, 20
     gamma="scale")`` — fixed hyper-parameters where the paper grid-searched; F1 averaged
     ``average`` over classes (the paper does not say; macro by default).
 
-    Returns a dict with ``samples_per_owner``, ``K``, ``methods`` → (mean, sd) arrays of F1.
+    Parameters
+    ----------
+    dataset : {"digits", "breast_cancer"}, default="digits"
+        The table (:func:`load_standin`).
+    samples_per_owner : sequence of int, default=(2, 5, 10, 20, 50, 100)
+        The owners' sizes.
+    epsilon : float, default=0.5
+        Privacy parameter ε.
+    delta : float, default=1e-5
+        Privacy parameter δ.
+    n_seeds : int, default=3
+        Repetitions.
+    variance_kept : float, default=0.8
+        K reaches this share of the training variance.
+    include_wishart : bool, default=False
+        Also score the retracted Wishart chain (not private).
+    svm_C : float, default=10.0
+        The SVM's C.
+    average : str, default="macro"
+        F1 averaging over classes (:func:`sklearn.metrics.f1_score`).
+    test_size : float, default=0.2
+        Share of the rows held out for testing.
+    random_state : int, default=0
+        Seed of the split and the noise.
+
+    Returns
+    -------
+    dict
+        ``samples_per_owner``, ``K`` and ``methods`` → (mean, sd) arrays of F1, with the settings.
     """
     require_sklearn()
     from sklearn.metrics import f1_score
@@ -419,8 +551,23 @@ def f1_vs_samples_per_owner(dataset="digits", *, samples_per_owner=(2, 5, 10, 20
 # ---------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)
 def hospital_data(n_owners, data_seed=0):
-    """The breast-cancer records (10 mean features, unit rows) shuffled and dealt to ``n_owners``
-    hospitals of unequal sizes (a seeded Dirichlet split, every hospital ≥ 5 records)."""
+    """Deal the breast-cancer records to ``n_owners`` hospitals.
+
+    The breast-cancer records (10 mean features, unit rows) shuffled and dealt to ``n_owners``
+    hospitals of unequal sizes (a seeded Dirichlet split, every hospital ≥ 5 records).
+
+    Parameters
+    ----------
+    n_owners : int
+        Number of hospitals, 1 <= L <= n/5.
+    data_seed : int, default=0
+        Seed of the shuffle and the split.
+
+    Returns
+    -------
+    tuple of ndarray
+        One (read-only) block of rows per hospital.
+    """
     X, y = load_standin("breast_cancer", n_features=10)
     rng = np.random.default_rng(data_seed)
     perm = rng.permutation(len(X))
@@ -437,11 +584,26 @@ def hospital_data(n_owners, data_seed=0):
 
 @functools.lru_cache(maxsize=6)
 def cached_aggregate(n_owners, key_length, data_seed=0):
-    """Phase 1 of the protocol for the hospitals, cached per (owners, key length).
+    """Run phase 1 of the protocol for the hospitals, cached per (owners, key length).
 
     What is cached is what the proxy holds after aggregation — ciphertexts and the public count
-    N — plus the data user's key pair.  No plaintext statistic is cached.  Returns
-    (EncryptedAggregate, seconds it took).
+    N — plus the data user's key pair.  No plaintext statistic is cached.
+
+    Parameters
+    ----------
+    n_owners : int
+        Number of hospitals.
+    key_length : int
+        Bits of the Paillier modulus.
+    data_seed : int, default=0
+        Seed of :func:`hospital_data`.
+
+    Returns
+    -------
+    aggregate : EncryptedAggregate
+        The state after phase 1.
+    seconds : float
+        How long phase 1 took.
     """
     blocks = hospital_data(n_owners, data_seed)
     t0 = time.perf_counter()
@@ -488,9 +650,33 @@ def hospitals_demo(n_owners=5, epsilon=0.5, key_length=1024, *, delta=1e-5, n_co
     every ε the dashboard offers); warnings (e.g. the classic formula at ε ≥ 1, or
     ``calibration="paper"``) are raised, and the dashboard prints them on the figure.
 
-    Returns a dict: ``result`` (the DPDPCAResult), ``by_party`` (what each party received),
-    ``owner_sizes``, ``cv`` (this run: DPDPCA, Analyze Gauss), ``curves``, ``timings``,
-    ``cached`` (whether phase 1 came from the cache) and ``notes``.
+    Parameters
+    ----------
+    n_owners : int, default=5
+        Number of hospitals.
+    epsilon : float, default=0.5
+        Privacy parameter ε.
+    key_length : int, default=1024
+        Bits of the Paillier modulus (1024: an insecure demo size).
+    delta : float, default=1e-5
+        Privacy parameter δ.
+    n_components : int, default=2
+        Number of components k.
+    calibration : {"analytic", "classic", "paper"}, default="analytic"
+        The σ calibration.
+    seed : int, default=0
+        Seed of phase 2 (the noise and the mask).
+    n_curve_seeds : int, default=10
+        Seeds of the reference curves over ε.
+    data_seed : int, default=0
+        Seed of :func:`hospital_data`.
+
+    Returns
+    -------
+    dict
+        ``result`` (the DPDPCAResult), ``by_party`` (what each party received), ``owner_sizes``,
+        ``cv`` (this run: DPDPCA, Analyze Gauss), ``curves``, ``timings``, ``cached`` (whether phase 1
+        came from the cache) and ``notes``.
     """
     if key_length not in KEY_LENGTH_OPTIONS:
         raise ValueError(f"key_length must be one of {', '.join(map(str, KEY_LENGTH_OPTIONS))} bits, got {key_length!r}")

@@ -211,11 +211,42 @@ def _family_kwargs(family, df, contamination):
 
 def repetition_losses(family, n_samples, n_features, seed, *, epsilons=(1.0,), delta=1e-5, methods=METHODS,
                       baselines="paper", calibration="classic", df=1.0, contamination=0.05):
-    """One repetition of Figs 2–5: draw a data set of the law from ``seed``, return :func:`method_losses`.
+    """Run one repetition of Figs 2–5: draw a data set of the law from ``seed``, return :func:`method_losses`.
 
     ``seed`` (a :class:`numpy.random.SeedSequence`) spawns the data's generator and the noise
     seed, exactly as one cell of :func:`error_vs_n` or one repetition of :func:`error_vs_epsilon`
     does; used to run those grids cell by cell (``python -m privpca_edu.reproduce g-dppca``).
+
+    Parameters
+    ----------
+    family : {"gaussian", "t", "contaminated"}
+        The law of the data.
+    n_samples : int
+        Number of rows n.
+    n_features : int
+        Dimension d.
+    seed : numpy.random.SeedSequence
+        Spawns the data's generator and the noise seed.
+    epsilons : sequence of float, default=(1.0,)
+        The ε values.
+    delta : float, default=1e-5
+        Privacy parameter δ.
+    methods : sequence of str, default=("sph", "wins", "AG", "SGPCA", "NSGGD")
+        Entries of :data:`METHODS`.
+    baselines : {"paper", "private"}, default="paper"
+        AG and NSGGD with the paper's data-dependent scaling (not private) or with the public
+        bound √d.
+    calibration : {"classic", "analytic"}, default="classic"
+        The Gaussian σ calibration.
+    df : float, default=1.0
+        Degrees of freedom of the t law (``family="t"``).
+    contamination : float, default=0.05
+        Replaced fraction (``family="contaminated"``).
+
+    Returns
+    -------
+    dict
+        Method → array of losses over ε (:func:`method_losses`).
     """
     data_rng, noise_rng = (np.random.default_rng(c) for c in seed.spawn(2))
     data = elliptical(n_samples, n_features, random_state=data_rng, **_family_kwargs(family, df, contamination))
@@ -227,13 +258,44 @@ def repetition_losses(family, n_samples, n_features, seed, *, epsilons=(1.0,), d
 def error_vs_n(family="gaussian", *, scale="book", n_samples=None, n_features=None, n_reps=None, epsilon=1.0,
                delta=1e-5, methods=METHODS, baselines="paper", calibration="classic", df=1.0, contamination=0.05,
                progress=True, random_state=0):
-    r"""Figs 2–4 of Kim & Jung: mean loss against n, for each d, for one law.
+    r"""Compute Figs 2–4 of Kim & Jung: mean loss against n, for each d, for one law.
+
+    Parameters
+    ----------
+    family : {"gaussian", "t", "contaminated"}, default="gaussian"
+        The law of the data.
+    scale : {"book", "paper"}, default="book"
+        The sizes (:data:`SCALES`).
+    n_samples, n_features : sequence of int or None, default=None
+        The grids of n and d (``None``: the scale's).
+    n_reps : int or None, default=None
+        Repetitions per cell (``None``: the scale's).
+    epsilon : float, default=1.0
+        Privacy parameter ε.
+    delta : float, default=1e-5
+        Privacy parameter δ.
+    methods : sequence of str, default=("sph", "wins", "AG", "SGPCA", "NSGGD")
+        Entries of :data:`METHODS`.
+    baselines : {"paper", "private"}, default="paper"
+        AG and NSGGD with the paper's data-dependent scaling (not private) or with the public
+        bound √d.
+    calibration : {"classic", "analytic"}, default="classic"
+        The Gaussian σ calibration.
+    df : float, default=1.0
+        Degrees of freedom of the t law (``family="t"``).
+    contamination : float, default=0.05
+        Replaced fraction (``family="contaminated"``).
+    progress : bool, default=True
+        Show a tqdm progress bar.
+    random_state : int, default=0
+        Root seed of the repetitions.
 
     Returns
     -------
-    dict: ``family``, ``n_samples`` (array), ``n_features`` (array), ``methods``, ``mean`` and ``se``
-    (dict method → array (len(d), len(n))), ``losses`` (dict method → (d, n, reps)), ``epsilon``,
-    ``delta``, ``settings``, ``notes``.
+    dict
+        The keys ``family``, ``n_samples`` (array), ``n_features`` (array), ``methods``, ``mean`` and ``se``
+        (dict method → array (len(d), len(n))), ``losses`` (dict method → (d, n, reps)), ``epsilon``,
+        ``delta``, ``settings``, ``notes``.
     """
     check_option(scale, "scale", tuple(SCALES))
     cfg = SCALES[scale]
@@ -263,16 +325,62 @@ def error_vs_n(family="gaussian", *, scale="book", n_samples=None, n_features=No
 
 
 def figures_2_to_4(scale="book", **kwargs):
-    """Figs 2, 3 and 4: :func:`error_vs_n` for the Gaussian, t₁ and 5 % contaminated laws."""
+    """Compute Figs 2, 3 and 4: :func:`error_vs_n` for the Gaussian, t₁ and 5 % contaminated laws.
+
+    Parameters
+    ----------
+    scale : {"book", "paper"}, default="book"
+        The sizes.
+    **kwargs
+        Passed to :func:`error_vs_n`.
+
+    Returns
+    -------
+    dict
+        Family → the result of :func:`error_vs_n`.
+    """
     return {family: error_vs_n(family, scale=scale, **kwargs) for family in FAMILIES}
 
 
 def error_vs_epsilon(family="gaussian", *, scale="book", epsilons=None, n_samples=None, n_features=None, n_reps=None,
                      delta=1e-5, methods=METHODS, baselines="paper", calibration="classic", df=1.0, contamination=0.05,
                      progress=True, random_state=0):
-    """Fig. 5 of Kim & Jung: mean loss against ε at fixed n, d (book: 1000, 10; paper scale: 2000, 10).
+    """Compute Fig. 5 of Kim & Jung: mean loss against ε at fixed n, d (book: 1000, 10; paper scale: 2000, 10).
 
-    Returns a dict like :func:`error_vs_n` with ``epsilons`` and ``mean``/``se`` as arrays over ε.
+    Parameters
+    ----------
+    family : {"gaussian", "t", "contaminated"}, default="gaussian"
+        The law of the data.
+    scale : {"book", "paper"}, default="book"
+        The sizes (:data:`SCALES`).
+    epsilons : sequence of float or None, default=None
+        The ε values (``None``: the scale's).
+    n_samples, n_features : int or None, default=None
+        The fixed n and d (``None``: the scale's).
+    n_reps : int or None, default=None
+        Repetitions per ε (``None``: the scale's).
+    delta : float, default=1e-5
+        Privacy parameter δ.
+    methods : sequence of str, default=("sph", "wins", "AG", "SGPCA", "NSGGD")
+        Entries of :data:`METHODS`.
+    baselines : {"paper", "private"}, default="paper"
+        AG and NSGGD with the paper's data-dependent scaling (not private) or with the public
+        bound √d.
+    calibration : {"classic", "analytic"}, default="classic"
+        The Gaussian σ calibration.
+    df : float, default=1.0
+        Degrees of freedom of the t law (``family="t"``).
+    contamination : float, default=0.05
+        Replaced fraction (``family="contaminated"``).
+    progress : bool, default=True
+        Show a tqdm progress bar.
+    random_state : int, default=0
+        Root seed of the repetitions.
+
+    Returns
+    -------
+    dict
+        As :func:`error_vs_n`, with ``epsilons`` and ``mean``/``se`` as arrays over ε.
     """
     check_option(scale, "scale", tuple(SCALES))
     cfg = SCALES[scale]
@@ -301,7 +409,20 @@ def error_vs_epsilon(family="gaussian", *, scale="book", epsilons=None, n_sample
 
 
 def figure5(scale="book", **kwargs):
-    """Fig. 5 for the three laws: :func:`error_vs_epsilon` per family."""
+    """Compute Fig. 5 for the three laws: :func:`error_vs_epsilon` per family.
+
+    Parameters
+    ----------
+    scale : {"book", "paper"}, default="book"
+        The sizes.
+    **kwargs
+        Passed to :func:`error_vs_epsilon`.
+
+    Returns
+    -------
+    dict
+        Family → the result of :func:`error_vs_epsilon`.
+    """
     return {family: error_vs_epsilon(family, scale=scale, **kwargs) for family in FAMILIES}
 
 
@@ -365,9 +486,12 @@ def _explorer_statistics(n, d, df, contamination, seed, baselines, calibration):
 
 
 def clear_caches():
-    """Forget the twins' cached data sets, statistics, draws and curves (e.g. before timing a cold
+    """Forget the twins' cached data sets, statistics, draws and curves.
+
+    Forget the twins' cached data sets, statistics, draws and curves (e.g. before timing a cold
     start).  The population eigenvalues behind the bound (a Monte-Carlo integral per (d, ν), which
-    the dashboard computes once when it is built) are kept."""
+    the dashboard computes once when it is built) are kept.
+    """
     for f in (_coupled_data, _explorer_statistics, _nsggd_inputs, _breakdown_base, _breakdown_parts,
               _breakdown_unit_noise, _breakdown_curves):
         f.cache_clear()
@@ -472,13 +596,37 @@ def heavy_tails_explorer(contamination=0.0, df=math.inf, epsilon=1.0, delta=1e-5
     fraction η = ``contamination`` of rows replaced by outliers N(0, I + 99uuᵀ), u ⊥ v₁, v₂
     (:func:`_coupled_data`).  ``n_reps`` data sets (seeds ``random_state`` + r).
 
+    Parameters
+    ----------
+    contamination : float, default=0.0
+        The replaced fraction η.
+    df : float, default=numpy.inf
+        Degrees of freedom ν of the t law (∞: Gaussian).
+    epsilon : float, default=1.0
+        Privacy parameter ε.
+    delta : float, default=1e-5
+        Privacy parameter δ.
+    n_samples : int, default=1000
+        Number of rows n.
+    n_features : int, default=10
+        Dimension d.
+    n_reps : int, default=4
+        Data sets.
+    baselines : {"paper", "private"}, default="paper"
+        As :func:`method_losses`.
+    calibration : {"classic", "analytic"}, default="classic"
+        The Gaussian σ calibration.
+    random_state : int, default=0
+        Seed of the first data set.
+
     Returns
     -------
-    dict: ``methods``, ``losses`` (method → array over reps), ``mean``, ``bound`` (method → Thm 3.4
-    rate form with C = 1 for "sph"/"wins"), ``bound_terms``, ``scatter`` (first data set
-    in the (v₁, u) plane: coordinates and outlier mask), ``directions`` (method → the 2 × 2 matrix
-    Bᵀ V̂, B = [v₁, u]: the shadow of the estimated subspace on that plane, first data set),
-    ``noise_scale`` (σ per method), settings, ``notes``.
+    dict
+        The keys ``methods``, ``losses`` (method → array over reps), ``mean``, ``bound`` (method → Thm 3.4
+        rate form with C = 1 for "sph"/"wins"), ``bound_terms``, ``scatter`` (first data set
+        in the (v₁, u) plane: coordinates and outlier mask), ``directions`` (method → the 2 × 2 matrix
+        Bᵀ V̂, B = [v₁, u]: the shadow of the estimated subspace on that plane, first data set),
+        ``noise_scale`` (σ per method), settings, ``notes``.
     """
     n = check_int(n_samples, "n_samples", low=10)
     d = check_int(n_features, "n_features", low=4)
@@ -621,12 +769,28 @@ def breakdown_demo(fraction=0.1, distance=30.0, epsilon=math.inf, *, n_samples=2
     the covariance statistic (paper normalisation), Kendall the spherical one; ``epsilon=inf``
     shows the statistics themselves (breakdown is about them), a finite ε adds each method's noise.
 
+    Parameters
+    ----------
+    fraction : float, default=0.1
+        Fraction of points replaced by outliers.
+    distance : float, default=30.0
+        Distance of the outlier cloud along u = e₂.
+    epsilon : float, default=numpy.inf
+        Privacy parameter ε (``numpy.inf``: the statistics themselves, no noise).
+    n_samples : int, default=200
+        Number of points n.
+    spike : float, default=9.0
+        The variance λ₁ of the clean law N(0, diag(λ₁, 1)).
+    random_state : int, default=0
+        Seed.
+
     Returns
     -------
-    dict: ``X``, ``outlier`` (mask), ``directions`` (method → unit vector), ``loss`` (method → float),
-    ``fractions`` and ``curves`` (loss against the outlier fraction at this distance), the
-    Theorem 3.3 bound along the same fractions (``bound_curve``, clean-data eigengap) and its
-    guaranteed fraction ``breakdown_lower_bound``, and the AG breakdown point 1/n.
+    dict
+        The keys ``X``, ``outlier`` (mask), ``directions`` (method → unit vector), ``loss`` (method → float),
+        ``fractions`` and ``curves`` (loss against the outlier fraction at this distance), the
+        Theorem 3.3 bound along the same fractions (``bound_curve``, clean-data eigengap) and its
+        guaranteed fraction ``breakdown_lower_bound``, and the AG breakdown point 1/n.
     """
     n = check_int(n_samples, "n_samples", low=10)
     frac = float(fraction)

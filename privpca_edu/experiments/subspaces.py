@@ -53,6 +53,15 @@ def plane_distances(tilt_x=30.0, tilt_y=0.0, n_components=2):
     (e₁ + e₂)/√2 (``n_components=1``, the plane's diagonal, so both tilts move it); the other is
     its image under :func:`rotation_3d`.
 
+    Parameters
+    ----------
+    tilt_x : float, default=30.0
+        Rotation about the x₁ axis, in degrees.
+    tilt_y : float, default=0.0
+        Rotation about the x₂ axis, in degrees.
+    n_components : {1, 2}, default=2
+        Lines (1) or planes (2).
+
     Returns
     -------
     dict
@@ -106,6 +115,15 @@ def angle_distances(theta1=30.0, theta2=60.0, n_features=4):
     * ``sin_theta``  √(sin²θ₁ + sin²θ₂),
     * ``projection`` √2 times that,
     * ``max_angle``  max(sin θ₁, sin θ₂).
+
+    Parameters
+    ----------
+    theta1 : float, default=30.0
+        The first principal angle θ₁, in degrees (0–90).
+    theta2 : float, default=60.0
+        The second principal angle θ₂, in degrees (0–90).
+    n_features : int, default=4
+        The ambient dimension d >= 4.
 
     Returns
     -------

@@ -112,7 +112,23 @@ STYLES["Analyze Gauss (paper, not private)"] = STYLES["AnalyzeGaussPaper"]
 
 
 def style(key):
-    """The :data:`STYLES` entry of ``key`` (KeyError names the known keys)."""
+    """Look up the :data:`STYLES` entry of ``key``.
+
+    Parameters
+    ----------
+    key : str
+        A method or series name, e.g. ``"AG"`` or ``"Kendall (spherical)"``.
+
+    Returns
+    -------
+    dict
+        Its ``color``, ``marker``, ``ls``, ``label`` and ``short``.
+
+    Raises
+    ------
+    KeyError
+        If ``key`` has no style; the message names the known keys.
+    """
     try:
         return STYLES[key]
     except KeyError:
@@ -120,7 +136,24 @@ def style(key):
 
 
 def line_kw(key, *, marker=True, ls=True, **extra):
-    """Keyword arguments for ``ax.plot`` drawing series ``key``: colour, marker, line style."""
+    """Build the keyword arguments for ``ax.plot`` drawing series ``key``: colour, marker, line style.
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`STYLES`.
+    marker : bool, default=True
+        Include the series' marker (if it has one).
+    ls : bool, default=True
+        Include its line style.
+    **extra
+        Further keyword arguments, which override the style's.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for ``ax.plot``.
+    """
     s = style(key)
     kw = dict(color=s["color"])
     if marker and s["marker"]:
@@ -172,13 +205,27 @@ house_rc = {
 
 
 def house():
-    """A context in which matplotlib uses :data:`house_rc`."""
+    """Return a context in which matplotlib uses :data:`house_rc`.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        :func:`matplotlib.rc_context` with :data:`house_rc`.
+    """
     return mpl.rc_context(house_rc)
 
 
 def finish_axes(fig):
-    """Tick labels at :data:`SMALL` on every axes, also for ticks created later (at draw time,
-    outside :func:`house`)."""
+    """Set tick labels at :data:`SMALL` on every axes of the figure.
+
+    Tick labels at :data:`SMALL` on every axes, also for ticks created later (at draw time,
+    outside :func:`house`).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure, changed in place.
+    """
     for ax in fig.axes:
         ax.tick_params(labelsize=SMALL)
         if ax.name == "3d":
@@ -186,7 +233,15 @@ def finish_axes(fig):
 
 
 def log_decades(axis, lo_exp, hi_exp):
-    """A log axis with a plain-number label at each decade 10^lo_exp … 10^hi_exp and no minor labels."""
+    """Label a log axis with a plain number at each decade 10^lo_exp … 10^hi_exp, no minor labels.
+
+    Parameters
+    ----------
+    axis : matplotlib.axis.Axis
+        The (log-scaled) axis, e.g. ``ax.xaxis``, changed in place.
+    lo_exp, hi_exp : int
+        The first and last decade's exponents.
+    """
     from matplotlib import ticker
 
     axis.set_major_locator(ticker.FixedLocator([10.0**e for e in range(int(lo_exp), int(hi_exp) + 1)]))
@@ -195,7 +250,20 @@ def log_decades(axis, lo_exp, hi_exp):
 
 
 def fmt(x, digits=3):
-    """A number for a figure text: 3 significant digits, ∞ and — for infinite / missing."""
+    """Format a number for a figure text: 3 significant digits, ∞ and — for infinite / missing.
+
+    Parameters
+    ----------
+    x : float or None
+        The number (``None``: missing).
+    digits : int, default=3
+        Significant digits.
+
+    Returns
+    -------
+    str
+        The formatted number, ``"∞"`` or ``"—"``.
+    """
     if x is None:
         return "—"
     if isinstance(x, float) and math.isinf(x):

@@ -23,6 +23,11 @@ class SigmaFigure(LiveFigure):
     (a) per-step σ against ε (log–log) for each method; dotted where privacy.py warns that the
     method's proof does not hold (the shaded region ε/T ≥ 1); black crosses: DPS-PCA's
     reference table when δ, T and Δ match it.  (b) σ at the chosen ε, one bar per method.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.sigma_curves` to draw at once (``None``: draw nothing until :meth:`draw`).
     """
 
     height = 8.4
@@ -143,5 +148,16 @@ class SigmaFigure(LiveFigure):
 
 
 def plot_sigma_curves(result):
-    """Static figure of :func:`privpca_edu.experiments.sigma_curves`."""
+    """Static figure of :func:`privpca_edu.experiments.sigma_curves`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.sigma_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return SigmaFigure(result).fig

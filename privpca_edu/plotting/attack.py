@@ -18,6 +18,11 @@ class AttackFigure(LiveFigure):
     (a) Alice's record next to the released top component; (b) membership-attack accuracy
     against ε with the two privacy bounds; (c) utility (distance to the non-private
     components) against ε with the random-guess level.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.membership_attack` to draw at once (``None``: draw nothing until :meth:`draw`).
     """
 
     height = 7.6

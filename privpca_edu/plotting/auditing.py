@@ -39,6 +39,13 @@ class GdpAuditFigure(StaticFigure):
     moving lines pass under, are animated too; the μ axis ends at a "nice" number (1, 1.25,
     1.5, 2, … × 10^k), so it rarely moves (and re-renders the background); the header is an
     animated text.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.auditing.gdp_audit` to draw at once (``None``: draw nothing until :meth:`draw`).
+    show_truth : bool, default=True
+        Mark the true μ of the mechanism as built (hide it for an exercise).
     """
 
     height = 8.0
@@ -138,7 +145,20 @@ class GdpAuditFigure(StaticFigure):
 
 
 def plot_gdp_audit(result, show_truth=True):
-    """Static figure of :func:`~privpca_edu.experiments.auditing.gdp_audit`."""
+    """Static figure of :func:`~privpca_edu.experiments.auditing.gdp_audit`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.auditing.gdp_audit`.
+    show_truth : bool, default=True
+        Mark the true μ of the mechanism as built.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return GdpAuditFigure(result, show_truth=show_truth).fig
 
 
@@ -146,8 +166,16 @@ def plot_gdp_audit(result, show_truth=True):
 # Chapter 5: recipes D and E
 # ---------------------------------------------------------------------------------------------
 class OutputEpsilonFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.auditing.output_epsilon_demo`: the distribution of the
-    audited statistic on D and D′ and the event the audit chose."""
+    """Figure of the output-ε audit.
+
+    From :func:`privpca_edu.experiments.auditing.output_epsilon_demo`: the distribution of the
+    audited statistic on D and D′ and the event the audit chose.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.auditing.output_epsilon_demo` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 5.4
     alt = ("Two step histograms on a log axis: the audited statistic |⟨v̂, e₁⟩| of the released direction on data "
@@ -177,7 +205,18 @@ class OutputEpsilonFigure(StaticFigure):
 
 
 def plot_output_epsilon(result):
-    """Static figure of :func:`~privpca_edu.experiments.auditing.output_epsilon_demo`."""
+    """Static figure of :func:`~privpca_edu.experiments.auditing.output_epsilon_demo`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.auditing.output_epsilon_demo`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return OutputEpsilonFigure(result).fig
 
 
@@ -187,8 +226,16 @@ def _display_name(name):
 
 
 class SamplerDensityFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.auditing.sampler_density_demo`: one panel per sampler,
-    the angle of its draws against the exact density of the law it claims to sample."""
+    """Figure of the samplers' densities.
+
+    From :func:`privpca_edu.experiments.auditing.sampler_density_demo`: one panel per sampler,
+    the angle of its draws against the exact density of the law it claims to sample.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.auditing.sampler_density_demo` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 9.0
     n_panels = 3
@@ -235,5 +282,16 @@ class SamplerDensityFigure(StaticFigure):
 
 
 def plot_sampler_density(result):
-    """Static figure of :func:`~privpca_edu.experiments.auditing.sampler_density_demo`."""
+    """Static figure of :func:`~privpca_edu.experiments.auditing.sampler_density_demo`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.auditing.sampler_density_demo`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return SamplerDensityFigure(result).fig

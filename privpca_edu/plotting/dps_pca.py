@@ -38,8 +38,18 @@ def _pow10_formatter(axis):
 
 
 class DPSExplorerFigure(LiveFigure):
-    """(a) error against iteration — seeds, mean, non-private reference, Theorem 4.3's terms;
-    (b) where the theorem's privacy term is below its statistical term, over (ε, n)."""
+    """Figure of the DPS-PCA explorer: error by iteration and the regime map.
+
+    (a) error against iteration — seeds, mean, non-private reference, Theorem 4.3's terms;
+    (b) where the theorem's privacy term is below its statistical term, over (ε, n).
+
+    Parameters
+    ----------
+    n_seeds : int, default=8
+        Number of seed trajectories drawn in panel (a).
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.dps_pca.dps_pca_explorer` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 9.6
     alt = ("Two panels. (a) Error ‖sin Θ‖_F of DPS-PCA against the iteration t: one thin line per seed, their "
@@ -160,7 +170,23 @@ class DPSExplorerFigure(LiveFigure):
 
 @S.in_house
 def plot_trajectories(result, *, title=None, label_fmt="ε = {:g}"):
-    """Fig. 3 style: mean error against iteration, one line per parameter value (± 1 sd band)."""
+    """Fig. 3 style: mean error against iteration, one line per parameter value (± 1 sd band).
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.dps_pca.figure3a` or
+        :func:`~privpca_edu.experiments.dps_pca.figure3b`.
+    title : str or None, default=None
+        The figure's title (``None``: one stating the settings).
+    label_fmt : str, default="ε = {:g}"
+        Format of each line's label, given the parameter value.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig = new_figure(4.8)
     ax = fig.subplots()
     for i, (value, mean, sd) in enumerate(zip(result["values"], result["mean"], result["std"])):
@@ -181,7 +207,18 @@ def plot_trajectories(result, *, title=None, label_fmt="ε = {:g}"):
 
 @S.in_house
 def plot_theory_terms(result):
-    """Fig. 2 style: Theorem 4.3's terms against ε; shaded where the theorem says nothing."""
+    """Fig. 2 style: Theorem 4.3's terms against ε; shaded where the theorem says nothing.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.dps_pca.figure2_theory`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig = new_figure(4.8)
     ax = fig.subplots()
     eps = result["epsilon"]
@@ -208,7 +245,30 @@ _FINAL_STYLES = {"DPS-PCA": "DPSPCA", "PPCA": "PPCA", "MOD-SuLQ": "ModSuLQ"}
 @S.in_house
 def plot_final_vs_parameter(x, curves, *, xlabel, ylabel=r"final error $\|\sin\Theta\|_F$", reference=None,
                             reference_label="random subspace", title=None):
-    """Fig. 4 style: final error of several methods against ε or d."""
+    r"""Fig. 4 style: final error of several methods against ε or d.
+
+    Parameters
+    ----------
+    x : array_like
+        The ε or d values.
+    curves : dict of str to array_like
+        Method name → final error at each x.
+    xlabel : str
+        Label of the x axis.
+    ylabel : str, default=r"final error $\|\sin\Theta\|_F$"
+        Label of the y axis.
+    reference : float or None, default=None
+        A level drawn as a dashed line (e.g. the random-subspace error).
+    reference_label : str, default="random subspace"
+        Its legend entry.
+    title : str or None, default=None
+        The figure's title (``None``: none).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig = new_figure(4.8)
     ax = fig.subplots()
     for i, (name, values) in enumerate(curves.items()):

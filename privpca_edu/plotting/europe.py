@@ -42,6 +42,11 @@ class EuropeMapFigure(LiveFigure):
     centroids.  Panels (a) and (b) depend only on the data and live in the cached background;
     a slider move redraws (c) alone (``set_offsets`` on one scatter, ``set_position`` on the
     labels).
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.europe.europe_map` to draw at once (``None``: draw nothing until :meth:`draw`).
     """
 
     height = 10.2
@@ -141,17 +146,39 @@ class EuropeMapFigure(LiveFigure):
 
 
 def plot_europe_map(result):
-    """Static figure of :func:`privpca_edu.experiments.europe.europe_map`."""
+    """Static figure of :func:`privpca_edu.experiments.europe.europe_map`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.europe.europe_map`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return EuropeMapFigure(result).fig
 
 
 @S.in_house
 def plot_similarity_table(table, *, reference=None, title=None):
-    """t₀ vs the non-private map and ‖sin Θ‖₂ = sin θ_max against ε, mean ± sd over draws, one line per method.
+    """Plot t₀ and ‖sin Θ‖₂ against ε, mean ± sd over draws, one line per method.
 
-    ``table``: :func:`privpca_edu.experiments.europe.similarity_table`.  ``reference``: optional
-    dict ε → (t₀ sph, t₀ AG, sin sph, sin AG) (reference runs on the real data), drawn as black crosses on
-    the "Kendall (spherical)" and "Analyze Gauss (paper, not private)" curves.
+    Parameters
+    ----------
+    table : dict
+        A result of :func:`~privpca_edu.experiments.europe.similarity_table`.
+    reference : dict or None, default=None
+        Reference runs on the real data, ε → (t₀ sph, t₀ AG, sin sph, sin AG), drawn as black
+        crosses on the "Kendall (spherical)" and "Analyze Gauss (paper, not private)" curves.
+    title : str or None, default=None
+        The figure's title (``None``: one stating the settings).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
     """
     fig = new_figure(9.0)
     gs = fig.add_gridspec(2, 2, width_ratios=[1.0, 0.55])

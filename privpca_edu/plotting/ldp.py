@@ -54,6 +54,11 @@ class LocalPrivacyFigure(LiveFigure):
     (each on its own colour scale, stated in the title); (c) error against n for the four
     methods, the chosen n marked, the central curve reaching the local error at the "matching
     n"; (d) the errors at the chosen setting with Theorems 1–4 (constants C = 1) as markers.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.ldp.ldp_dashboard_data` to draw at once (``None``: draw nothing until :meth:`draw`).
     """
 
     height = 10.4
@@ -196,9 +201,25 @@ _GAP = r"$(\lambda_k-\lambda_{k+1})/\lambda_{k+1}$"
 
 @S.in_house
 def plot_error_curves(result, ax=None):
-    """One panel of Figures 1–2 (:func:`~privpca_edu.experiments.ldp.paper_figure` or
+    """Plot one panel of Figures 1–2 of the local-privacy chapter.
+
+    One panel of Figures 1–2 (:func:`~privpca_edu.experiments.ldp.paper_figure` or
     :func:`~privpca_edu.experiments.ldp.ldp_error_curves`): mean error ± 2 s.e. against x,
-    one curve per value, non-private error dotted, random-guess level dashed."""
+    one curve per value, non-private error dotted, random-guess level dashed.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.ldp.paper_figure` or
+        :func:`~privpca_edu.experiments.ldp.ldp_error_curves`.
+    ax : matplotlib.axes.Axes or None, default=None
+        Draw into these axes (``None``: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The new figure, or the figure holding ``ax``.
+    """
     fig = None
     if ax is None:
         fig = new_figure(5.2)
@@ -234,7 +255,20 @@ def plot_error_curves(result, ax=None):
 
 @S.in_house
 def plot_error_panels(results, title=None):
-    """Several :func:`plot_error_curves` panels, two side by side (one figure of the paper)."""
+    """Plot several :func:`plot_error_curves` panels, two side by side (one figure of the paper).
+
+    Parameters
+    ----------
+    results : list of dict
+        Results of :func:`~privpca_edu.experiments.ldp.ldp_error_curves`, one per panel.
+    title : str or None, default=None
+        The figure's title (``None``: none).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     rows = (len(results) + 1) // 2
     fig = new_figure(5.6 * rows + 0.4)
     axes = np.atleast_1d(fig.subplots(rows, 2, squeeze=False)).ravel()
@@ -249,8 +283,21 @@ def plot_error_panels(results, title=None):
 
 @S.in_house
 def plot_user_report(result):
-    """One user's x (bars), x xᵀ and the report x xᵀ + Z (heatmaps with colour bars), from
-    :func:`~privpca_edu.experiments.ldp.user_report_example`."""
+    """Plot one user's record, its outer product and its noisy report.
+
+    One user's x (bars), x xᵀ and the report x xᵀ + Z (heatmaps with colour bars), from
+    :func:`~privpca_edu.experiments.ldp.user_report_example`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.ldp.user_report_example`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig = new_figure(8.0)
     gs = fig.add_gridspec(2, 2, height_ratios=[0.7, 1.0])
     ax_x = fig.add_subplot(gs[0, :])
@@ -276,8 +323,21 @@ def plot_user_report(result):
 
 @S.in_house
 def plot_effective_sample_size(result):
-    """Local vs central over n (left), and the same errors against n·ε² (local, middle) and n·ε
-    (central, right): the curves of different ε collapse onto one — the effective sample size."""
+    """Plot local and central errors against n, n·ε² and n·ε (the effective sample size).
+
+    Local vs central over n (left), and the same errors against n·ε² (local, middle) and n·ε
+    (central, right): the curves of different ε collapse onto one — the effective sample size.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.ldp.effective_sample_size`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig = new_figure(10.0)
     gs = fig.add_gridspec(2, 2)
     axes = [fig.add_subplot(gs[0, :]), fig.add_subplot(gs[1, 0]), fig.add_subplot(gs[1, 1])]
@@ -314,7 +374,18 @@ def plot_effective_sample_size(result):
 
 
 def format_real_data_table(result):
-    """Table 1's shape as plain text: data set, (n, d), one column per s, and the dense columns."""
+    """Format Table 1's shape as plain text: data set, (n, d), one column per s, and the dense columns.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.ldp.real_data_table`.
+
+    Returns
+    -------
+    str
+        The table, one line per data set under a header.
+    """
     levels = result["sparsity_levels"]
     head = f"{'data set':<15}{'(n, d)':>13}" + "".join(f"{'s = ' + str(s):>10}" for s in levels)
     head += f"{'Alg.2 dense':>13}{'Alg.1 dense':>13}{'random':>9}"

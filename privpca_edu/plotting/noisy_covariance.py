@@ -42,6 +42,11 @@ class NoisyCovarianceFigure(StaticFigure):
     Live (blitted): every artist below is created once and moved by ``_draw``; the ε axis
     spans whole decades (0.01 … 100 for the dashboard's sweep and slider), so it stays put
     while ε moves, and the header is an animated text, not a suptitle.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.noisy_covariance.noisy_covariance_errors` to draw at once (``None``: draw nothing until :meth:`draw`).
     """
 
     height = 9.0
@@ -161,7 +166,18 @@ class NoisyCovarianceFigure(StaticFigure):
 
 
 def plot_noisy_covariance(result):
-    """Static figure of :func:`~privpca_edu.experiments.noisy_covariance.noisy_covariance_errors`."""
+    """Static figure of :func:`~privpca_edu.experiments.noisy_covariance.noisy_covariance_errors`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.noisy_covariance.noisy_covariance_errors`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return NoisyCovarianceFigure(result).fig
 
 
@@ -169,9 +185,17 @@ def plot_noisy_covariance(result):
 # Chapter 4: the Bingham law in d = 2
 # ---------------------------------------------------------------------------------------------
 class Bingham2DFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.noisy_covariance.bingham_2d`: the data with their
+    """Figure of PPCA's output law in two dimensions.
+
+    From :func:`privpca_edu.experiments.noisy_covariance.bingham_2d`: the data with their
     principal axis and some PPCA output directions, then one histogram of the output angle per
-    ε against the exact density."""
+    ε against the exact density.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.noisy_covariance.bingham_2d` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 8.4
     n_eps = 3
@@ -240,13 +264,32 @@ class Bingham2DFigure(StaticFigure):
 
 
 def plot_bingham_2d(result):
-    """Static figure of :func:`~privpca_edu.experiments.noisy_covariance.bingham_2d`."""
+    """Static figure of :func:`~privpca_edu.experiments.noisy_covariance.bingham_2d`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.noisy_covariance.bingham_2d`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return Bingham2DFigure(result).fig
 
 
 class GibbsMixingFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.noisy_covariance.gibbs_mixing`: distance of each
-    Gibbs chain to the non-private PCA, sweep by sweep, from a worst-case start."""
+    """Figure of the Gibbs sampler's mixing.
+
+    From :func:`privpca_edu.experiments.noisy_covariance.gibbs_mixing`: distance of each
+    Gibbs chain to the non-private PCA, sweep by sweep, from a worst-case start.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.noisy_covariance.gibbs_mixing` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 5.2
     alt = ("Line chart: the distance ‖sin Θ‖_F of each Gibbs chain to the non-private PCA, sweep by sweep from a "
@@ -277,13 +320,32 @@ class GibbsMixingFigure(StaticFigure):
 
 
 def plot_gibbs_mixing(result):
-    """Static figure of :func:`~privpca_edu.experiments.noisy_covariance.gibbs_mixing`."""
+    """Static figure of :func:`~privpca_edu.experiments.noisy_covariance.gibbs_mixing`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.noisy_covariance.gibbs_mixing`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return GibbsMixingFigure(result).fig
 
 
 class ModSuLQScaleFigure(StaticFigure):
-    """From :func:`privpca_edu.experiments.noisy_covariance.mod_sulq_at_scale`: the sizes that
-    decide whether a noisy covariance is useful, on one log axis."""
+    """Figure of MOD-SuLQ's noise against the signal at scale.
+
+    From :func:`privpca_edu.experiments.noisy_covariance.mod_sulq_at_scale`: the sizes that
+    decide whether a noisy covariance is useful, on one log axis.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.noisy_covariance.mod_sulq_at_scale` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 4.6
     alt = ("Horizontal bars on a log axis: the size of MOD-SuLQ's noise, the k-th eigenvalue, the eigengap and "
@@ -320,5 +382,16 @@ class ModSuLQScaleFigure(StaticFigure):
 
 
 def plot_mod_sulq_at_scale(result):
-    """Static figure of :func:`~privpca_edu.experiments.noisy_covariance.mod_sulq_at_scale`."""
+    """Static figure of :func:`~privpca_edu.experiments.noisy_covariance.mod_sulq_at_scale`.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.noisy_covariance.mod_sulq_at_scale`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return ModSuLQScaleFigure(result).fig

@@ -27,11 +27,19 @@ CRN_NOTE = "One simulated noise draw, rescaled for each ε: not a sequence of re
 
 
 class HospitalsFigure(LiveFigure):
-    """The dashboard: (a) what each party received, (b) accuracy against central Analyze Gauss,
+    """Figure of the hospitals dashboard: messages, accuracy and time.
+
+    The dashboard: (a) what each party received, (b) accuracy against central Analyze Gauss,
     (c) where the time went.  Redrawn completely on every update (the number of parties changes).
 
     The title's last line says what the ε slider shows: one simulated noise draw, rescaled
-    by σ(ε) (common random numbers), not a sequence of releases."""
+    by σ(ε) (common random numbers), not a sequence of releases.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.protocol.hospitals_demo` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 9.6
     blit = False
@@ -124,7 +132,18 @@ class HospitalsFigure(LiveFigure):
 
 
 def plot_hospitals(result):
-    """The dashboard's figure for one :func:`~privpca_edu.experiments.protocol.hospitals_demo` result."""
+    """The dashboard's figure for one :func:`~privpca_edu.experiments.protocol.hospitals_demo` result.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.protocol.hospitals_demo`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     return HospitalsFigure(result).fig
 
 
@@ -134,6 +153,18 @@ def plot_timing_vs_owners(result, *, latencies=(0.0, 0.02)):
 
     Solid: measured compute time.  Dashed: plus ``latency`` seconds per message on the critical
     path (DPDPCA: 5 messages whatever L; the chain: L), a simple network model.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.protocol.timing_vs_owners`.
+    latencies : sequence of float, default=(0.0, 0.02)
+        Seconds per message; one pair of curves per value.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
     """
     fig = new_figure(5.0)
     ax = fig.subplots()
@@ -161,7 +192,18 @@ def plot_timing_vs_owners(result, *, latencies=(0.0, 0.02)):
 
 @S.in_house
 def plot_captured_variance_vs_epsilon(result):
-    """Fig. 5 shape: captured variance against ε (δ = 1/N), mean ± sd over seeds, both metrics."""
+    """Fig. 5 shape: captured variance against ε (δ = 1/N), mean ± sd over seeds, both metrics.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.protocol.captured_variance_vs_epsilon`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig = new_figure(5.6)
     axes = fig.subplots(1, 2)
     eps = result["epsilons"]
@@ -190,7 +232,18 @@ def plot_captured_variance_vs_epsilon(result):
 
 @S.in_house
 def plot_f1_vs_samples_per_owner(result):
-    """Fig. 4 shape: macro F1 of an RBF SVM on private components against samples per owner."""
+    """Fig. 4 shape: macro F1 of an RBF SVM on private components against samples per owner.
+
+    Parameters
+    ----------
+    result : dict
+        A result of :func:`~privpca_edu.experiments.protocol.f1_vs_samples_per_owner`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fig = new_figure(5.0)
     ax = fig.subplots()
     x = result["samples_per_owner"]

@@ -36,7 +36,13 @@ def _df_label(df):
 
 
 class HeavyTailsFigure(LiveFigure):
-    """(a) data in the (v₁, u) plane with the shadow of each method's estimated plane; (b) errors and the bound."""
+    """(a) data in the (v₁, u) plane with the shadow of each method's estimated plane; (b) errors and the bound.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.robust.heavy_tails_explorer` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 10.6
     alt = ("Two panels. (a) One data set projected on the plane of the first true direction v₁ and the outlier "
@@ -132,7 +138,13 @@ class HeavyTailsFigure(LiveFigure):
 
 
 class BreakdownFigure(LiveFigure):
-    """(a) 2-D data, outliers, the two first components; (b) error against the outlier fraction."""
+    """(a) 2-D data, outliers, the two first components; (b) error against the outlier fraction.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.robust.breakdown_demo` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 10.0
     alt = ("Two panels. (a) Two-dimensional records as grey dots and outliers as black crosses dragged along the "
@@ -228,9 +240,23 @@ def _legend(fig, axes, spare):
 
 @S.in_house
 def plot_error_vs_n(results, *, d_index=0, title=None):
-    """Figs 2–4: one panel per law, mean loss (± 1 SE) against n (log axis), one line per method.
+    """Plot Figs 2–4: one panel per law, mean loss (± 1 SE) against n, one line per method.
 
     ``results``: :func:`privpca_edu.experiments.robust.figures_2_to_4` (or a dict with one family).
+
+    Parameters
+    ----------
+    results : dict
+        A result of :func:`~privpca_edu.experiments.robust.figures_2_to_4` (or a dict with one family).
+    d_index : int, default=0
+        Which of the dimensions d of the results to plot.
+    title : str or None, default=None
+        The figure's title (``None``: one stating the settings).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
     """
     fams = list(results)
     fig, axes, spare = _family_axes(len(fams))
@@ -258,7 +284,20 @@ def plot_error_vs_n(results, *, d_index=0, title=None):
 
 @S.in_house
 def plot_error_vs_epsilon(results, *, title=None):
-    """Fig. 5: one panel per law, mean loss (± 1 SE) against ε (log axis), one line per method."""
+    """Plot Fig. 5: one panel per law, mean loss (± 1 SE) against ε (log axis), one line per method.
+
+    Parameters
+    ----------
+    results : dict
+        A result of :func:`~privpca_edu.experiments.robust.figure5`.
+    title : str or None, default=None
+        The figure's title (``None``: one stating the settings).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+    """
     fams = list(results)
     fig, axes, spare = _family_axes(len(fams))
     for ax, fam in zip(axes, fams):

@@ -51,8 +51,16 @@ def _update_distance_bars(ax, parts, r):
 
 
 class PlanesFigure(LiveFigure):
-    """From :func:`privpca_edu.experiments.plane_distances`: the two subspaces in 3-D and the
-    three distances as bars (dashed: where a random subspace would be)."""
+    """Figure of two subspaces of R³ and their distances.
+
+    From :func:`privpca_edu.experiments.plane_distances`: the two subspaces in 3-D and the
+    three distances as bars (dashed: where a random subspace would be).
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.plane_distances` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 5.0
     alt = ("Two panels. Left: two planes (or lines) through the origin in three dimensions, the reference U "
@@ -140,8 +148,16 @@ class PlanesFigure(LiveFigure):
 
 
 class AnglesFigure(LiveFigure):
-    """From :func:`privpca_edu.experiments.angle_distances`: the sines of the two principal
-    angles, and the three distances with the random-subspace level for this d."""
+    """Figure of two planes' principal angles and distances.
+
+    From :func:`privpca_edu.experiments.angle_distances`: the sines of the two principal
+    angles, and the three distances with the random-subspace level for this d.
+
+    Parameters
+    ----------
+    data : dict or None, default=None
+        A result of :func:`~privpca_edu.experiments.angle_distances` to draw at once (``None``: draw nothing until :meth:`draw`).
+    """
 
     height = 4.6
     alt = ("Two panels. Left: bars of sin θ₁ and sin θ₂, the sines of the two principal angles between two "

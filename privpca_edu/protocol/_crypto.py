@@ -93,7 +93,18 @@ class InsecureKeyWarning(UserWarning):
 
 
 def require_phe():
-    """Import and return the ``phe`` module, or explain how to install it."""
+    """Import and return the ``phe`` module, or explain how to install it.
+
+    Returns
+    -------
+    module
+        The ``phe`` module.
+
+    Raises
+    ------
+    ImportError
+        If ``phe`` is not installed; the message says how to install it.
+    """
     try:
         import phe
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -105,7 +116,13 @@ def require_phe():
 
 
 def gmpy2_in_use():
-    """True when ``phe`` found ``gmpy2`` (GMP big-integer arithmetic, ~7× faster)."""
+    """Tell whether ``phe`` found ``gmpy2`` (GMP big-integer arithmetic, ~7× faster).
+
+    Returns
+    -------
+    bool
+        Whether ``phe`` uses ``gmpy2``.
+    """
     require_phe()
     from phe import util
 
@@ -138,11 +155,23 @@ def warn_if_insecure(key_length, stacklevel=3):
 
 
 def generate_keypair(key_length=SECURE_KEY_LENGTH):
-    """A fresh Paillier key pair ``(public_key, private_key)`` from ``phe``.
+    """Generate a fresh Paillier key pair ``(public_key, private_key)`` with ``phe``.
 
     The primes come from ``phe``'s own cryptographically secure generator
     (:class:`random.SystemRandom` + ``gmpy2.next_prime``); no ``random_state`` reaches them, so
     keys are never reproducible — by design.
+
+    Parameters
+    ----------
+    key_length : int, default=2048
+        Bits of the Paillier modulus n.
+
+    Returns
+    -------
+    public_key : phe.paillier.PaillierPublicKey
+        The public key.
+    private_key : phe.paillier.PaillierPrivateKey
+        The private key.
     """
     key_length = check_key_length(key_length)
     phe = require_phe()
@@ -198,7 +227,25 @@ def encode_grid_integer(public_key, mantissa, exponent, *, phe=None, max_summand
 
 
 def encrypt_fixed(public_key, value, exponent=FIXED_EXPONENT, *, max_summands=1):
-    """Encrypt ``value`` at the fixed exponent with fresh randomness r (phe draws it)."""
+    """Encrypt ``value`` at the fixed exponent with fresh randomness r (phe draws it).
+
+    Parameters
+    ----------
+    public_key : phe.paillier.PaillierPublicKey
+        The receiver's key.
+    value : float or int
+        The plaintext, rounded exactly to the grid 16**exponent.
+    exponent : int, default=-26
+        The fixed base-16 exponent (public).
+    max_summands : int, default=1
+        How many such values may later be added homomorphically (``OverflowError`` if their sum
+        could leave phe's signed range).
+
+    Returns
+    -------
+    phe.paillier.EncryptedNumber
+        The ciphertext.
+    """
     return public_key.encrypt(encode_fixed(public_key, value, exponent, max_summands=max_summands))
 
 
@@ -219,6 +266,18 @@ def decrypt_exact(private_key, ciphertext):
     therefore never wrap in the first place: every value is encoded for a declared number of
     summands (:func:`encode_grid_integer` refuses ``|m| · max_summands > n/3``) and the
     protocol bounds every plaintext it forms before a key is made (:func:`check_capacity`).
+
+    Parameters
+    ----------
+    private_key : phe.paillier.PaillierPrivateKey
+        The key.
+    ciphertext : phe.paillier.EncryptedNumber
+        The ciphertext.
+
+    Returns
+    -------
+    fractions.Fraction
+        The exact plaintext.
     """
     encoded = private_key.decrypt_encoded(ciphertext)
     pk = encoded.public_key
@@ -248,7 +307,18 @@ def check_capacity(key_length, mantissa_bound, *, name, what):
 
 # -- reproducible randomness and precomputed obfuscators -----------------------------------------
 def new_secret(rng=None):
-    """32 random bytes: from the numpy Generator ``rng`` when given (reproducible), else from :mod:`secrets`."""
+    """Draw 32 random bytes: from the numpy Generator ``rng`` when given (reproducible), else from :mod:`secrets`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator or None, default=None
+        Draw the bytes from it (reproducible: for teaching only); ``None``: :mod:`secrets`.
+
+    Returns
+    -------
+    bytes
+        32 random bytes.
+    """
     return bytes(rng.bytes(32)) if rng is not None else secrets.token_bytes(32)
 
 
@@ -314,9 +384,19 @@ def rerandomise(ciphertext, obfuscator):
 
 
 def ciphertext_bytes(ciphertext):
-    """Size of the ciphertext integer c ∈ Z_{n²} in bytes (≈ 2 × key length / 8).
+    """Measure the ciphertext integer c ∈ Z_{n²} in bytes (≈ 2 × key length / 8).
 
     Reads the stored integer without re-randomising it (``be_secure=False``).
+
+    Parameters
+    ----------
+    ciphertext : phe.paillier.EncryptedNumber
+        The ciphertext.
+
+    Returns
+    -------
+    int
+        Its size in bytes.
     """
     c = ciphertext.ciphertext(be_secure=False)
     return (int(c).bit_length() + 7) // 8

@@ -116,19 +116,62 @@ def upper_indices(n_features):
 
 
 def owner_shares(X):
-    """An owner's plaintext share ``(R, v, N)`` = (XᵀX, Xᵀ1, number of rows)."""
+    """Compute an owner's plaintext share ``(R, v, N)`` = (XᵀX, Xᵀ1, number of rows).
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        The owner's rows.
+
+    Returns
+    -------
+    R : ndarray, shape (d, d)
+        XᵀX.
+    v : ndarray, shape (d,)
+        Xᵀ1, the column sums.
+    N : int
+        The number of rows.
+    """
     X = np.asarray(X, dtype=np.float64)
     return X.T @ X, X.sum(axis=0), int(X.shape[0])
 
 
 def centred_scatter(R, v, N):
-    """S = R − vvᵀ/N: the centred scatter matrix from aggregated shares."""
+    """Compute S = R − vvᵀ/N, the centred scatter matrix from aggregated shares.
+
+    Parameters
+    ----------
+    R : array_like, shape (d, d)
+        The summed XᵀX.
+    v : array_like, shape (d,)
+        The summed column sums.
+    N : int
+        The total number of rows.
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+        The centred scatter S.
+    """
     v = np.asarray(v, dtype=np.float64)
     return np.asarray(R, dtype=np.float64) - np.outer(v, v) / N
 
 
 def default_mask_scale(n_samples, data_norm=1.0):
-    """The proxy's default mask scale β = 1000·N·B (a thousand times the largest possible |vᵢ| ≤ NB)."""
+    """Compute the proxy's default mask scale β = 1000·N·B (a thousand times the largest possible |vᵢ| ≤ NB).
+
+    Parameters
+    ----------
+    n_samples : int
+        The total number of rows N >= 1.
+    data_norm : float, default=1.0
+        The public row-norm bound B.
+
+    Returns
+    -------
+    float
+        The mask scale β.
+    """
     return 1000.0 * check_int(n_samples, "n_samples", low=1) * check_positive(data_norm, "data_norm")
 
 
@@ -137,7 +180,7 @@ def _warn_paper(stacklevel=3):
 
 
 def protocol_noise(n_features, noise_scale, n_owners=1, noise_by="proxy", *, size=None, random_state=None):
-    """The Gaussian noise shares of one DPDPCA release: THE noise sampler of the protocol.
+    """Draw the Gaussian noise shares of one DPDPCA release: THE noise sampler of the protocol.
 
     Returns shape ``(n_shares, d, d)`` (or ``(size, n_shares, d, d)``): one share for the proxy
     (``noise_by="proxy"``, n_shares = 1, σ) or one per owner (``"owners"``, n_shares = L, each
@@ -146,6 +189,26 @@ def protocol_noise(n_features, noise_scale, n_owners=1, noise_by="proxy", *, siz
     variance σ² per entry however the noise is split.  :func:`~privpca_edu.protocol.run_dpdpca`
     draws its noise by calling this function with its own ``random_state``: the same seed gives
     the same G′ here and there.
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension d.
+    noise_scale : float
+        The total σ of each entry of G′.
+    n_owners : int, default=1
+        Number of owners L.
+    noise_by : {"proxy", "owners"}, default="proxy"
+        One share of σ, or L shares of σ/√L.
+    size : int or tuple of int, optional
+        Draw this many independent releases' shares.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator.
+
+    Returns
+    -------
+    ndarray, shape (n_shares, d, d) or (*size, n_shares, d, d)
+        The shares.
     """
     d = check_int(n_features, "n_features", low=1)
     sigma = check_positive(noise_scale, "noise_scale", allow_zero=True)
@@ -158,12 +221,28 @@ def protocol_noise(n_features, noise_scale, n_owners=1, noise_by="proxy", *, siz
 
 
 def centred_worst_case_pair(n_samples, n_features, data_norm=1.0):
-    """Replace-one neighbours attaining the centred-scatter sensitivity.
+    """Build replace-one neighbours attaining the centred-scatter sensitivity.
 
     X: N − 1 rows at −B·e₁ and one row at +B·e₁; X′: all N rows at −B·e₁ (the last record
     replaced by a copy of the others).  :math:`S_X - S_{X'} = \\tfrac{N-1}{N}\\,4B^2 e_1e_1^\\top`,
     Frobenius norm 4B²(N−1)/N.  (The audit module's :func:`~privpca_edu.audit.worst_case_pair`,
     an orthogonal swap, is worst for the *uncentred* XᵀX but reaches only 2B²(N−1)/N here.)
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of rows N >= 2.
+    n_features : int
+        Dimension d >= 1.
+    data_norm : float, default=1.0
+        The row norm B.
+
+    Returns
+    -------
+    X : ndarray, shape (n_samples, n_features)
+        The first data set.
+    X_prime : ndarray, shape (n_samples, n_features)
+        Its neighbour.
     """
     n = check_int(n_samples, "n_samples", low=2)
     d = check_int(n_features, "n_features", low=1)
@@ -190,14 +269,20 @@ class PlaintextDPDPCA:
     Parameters
     ----------
     n_components : int
-    epsilon, delta : float
+        Number of components k.
+    epsilon, delta : float, default=0.5 and 1e-5
+        The (ε, δ) of the release.
     n_owners : int, default 1
         A single array passed to ``release_parts``/``sample_releases`` is split into this many
         contiguous blocks (``numpy.array_split``); a list of arrays is used as given.
     data_norm : float, default 1.0
-    calibration : {"classic", "analytic", "paper"}
-    noise_by : {"proxy", "owners"}
+        Public bound B on the rows' norms.
+    calibration : {"classic", "analytic", "paper"}, default="classic"
+        As :func:`~privpca_edu.protocol.run_dpdpca` (``"paper"`` is not private).
+    noise_by : {"proxy", "owners"}, default="proxy"
+        Who adds the noise, as :func:`~privpca_edu.protocol.run_dpdpca`.
     random_state : None, int or Generator
+        Seed or generator of the randomness (``None``: fresh OS entropy).
     """
 
     privacy_model = "distributed"
@@ -230,7 +315,18 @@ class PlaintextDPDPCA:
         return centred_scatter(total_R, total_v, total_N)
 
     def release_parts(self, X):
-        """S(X), Δ and σ (no noise).  **Not private** — for audits and teaching."""
+        """Compute S(X), Δ and σ (no noise): **not private**, for audits and teaching.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d), or list of such arrays
+            The data: one array (split into ``n_owners`` blocks) or one array per owner.
+
+        Returns
+        -------
+        ReleaseParts
+            The centred scatter S(X), Δ and σ (**not private**).
+        """
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)
         check_option(self.noise_by, "noise_by", tuple(NOISE_BY))
@@ -242,7 +338,22 @@ class PlaintextDPDPCA:
         return ReleaseParts(self._scatter(owners), sens, sigma, "upper_iid")
 
     def sample_releases(self, X, n_draws, random_state=None):
-        """``n_draws`` independent releases S + Σ shares for the same data: (n_draws, d, d)."""
+        """Draw ``n_draws`` independent releases S + Σ shares for the same data.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d), or list of such arrays
+            The data: one array (split into ``n_owners`` blocks) or one array per owner.
+        n_draws : int
+            Number of releases, >= 1.
+        random_state : None, int or numpy.random.Generator, default=None
+            Seed or generator of the noise.
+
+        Returns
+        -------
+        ndarray, shape (n_draws, d, d)
+            The releases.
+        """
         n_draws = check_int(n_draws, "n_draws", low=1)
         parts = self.release_parts(X)
         L = len(self._owners(X))
@@ -251,8 +362,23 @@ class PlaintextDPDPCA:
         return parts.statistic + shares.sum(axis=1)
 
     def release(self, X, random_state=None):
-        """One release S + G′ (d, d), with the noise :func:`~privpca_edu.protocol.run_dpdpca` would draw
-        for the same ``random_state``."""
+        """Draw one release S + G′ of shape (d, d).
+
+        The noise is what :func:`~privpca_edu.protocol.run_dpdpca` would draw for the same
+        ``random_state``.
+
+        Parameters
+        ----------
+        X : array_like of shape (N, d), or list of such arrays
+            The data: one array (split into ``n_owners`` blocks) or one array per owner.
+        random_state : None, int or numpy.random.Generator, default=None
+            Seed or generator of the noise.
+
+        Returns
+        -------
+        ndarray, shape (d, d)
+            The release S′.
+        """
         parts = self.release_parts(X)
         L = len(self._owners(X))
         rng = as_generator(self.random_state if random_state is None else random_state)

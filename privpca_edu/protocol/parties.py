@@ -179,6 +179,7 @@ class DataOwner:
     data_norm : float
         The public row-norm bound B of the privacy proof.
     name : str
+        The party's name in the transcript.
 
     Attributes
     ----------
@@ -200,24 +201,64 @@ class DataOwner:
         self.encrypt_seconds = None
 
     def receive_public_key(self, public_key):
+        """Store the data user's public key (step 1).
+
+        Parameters
+        ----------
+        public_key : phe.paillier.PaillierPublicKey
+            The key.
+        """
         self.public_key = public_key
 
     def shares(self):
-        """The plaintext share (R^l, v^l, N^l).  It never leaves the owner; tests and teaching read it."""
+        """Return the plaintext share (R^l, v^l, N^l).  It never leaves the owner; tests and teaching read it.
+
+        Returns
+        -------
+        R : ndarray, shape (M, M)
+            The matrix R^l = XᵀX.
+        v : ndarray, shape (M,)
+            The column sums v^l = Xᵀ1.
+        N : int
+            The number of rows N^l.
+        """
         return owner_shares(self._X)
 
     def plaintext_values(self, noise=None):
-        """The numbers this owner encodes, in units: R^l/B² upper triangle [+ its noise share/B²], v^l/B, N^l."""
+        """List the numbers this owner encodes, in units: R^l/B² upper triangle [+ its noise share/B²], v^l/B, N^l.
+
+        Parameters
+        ----------
+        noise : array_like of shape (M, M) or None, default=None
+            This owner's symmetric share of the DP noise (``noise_by="owners"``), added to R^l.
+
+        Returns
+        -------
+        list
+            The upper triangle of R^l/B² (+ noise/B²) and v^l/B as floats, then N^l as an int.
+        """
         R, v, N = owner_shares(self._units)
         iu = upper_indices(self.n_features)
         R = R if noise is None else R + np.asarray(noise) / self.data_norm**2
         return [float(x) for x in R[iu]] + [float(x) for x in v] + [int(N)]
 
     def mantissas(self, noise=None, secret=b""):
-        """The integer mantissas on the grid h = 16⁻²⁶ of :meth:`plaintext_values`.
+        """Compute the integer mantissas on the grid h = 16⁻²⁶ of :meth:`plaintext_values`.
 
         A noise share (``noise_by="owners"``) is rounded with uniform last digits
         (:func:`_fine_gaussian_mantissa`) so that it has every grid point in its support.
+
+        Parameters
+        ----------
+        noise : array_like of shape (M, M) or None, default=None
+            This owner's symmetric share of the DP noise (``noise_by="owners"``), added to R^l.
+        secret : bytes, default=b""
+            Seed of the noise's uniform last digits.
+
+        Returns
+        -------
+        list of int
+            The mantissas, in the order of :meth:`plaintext_values`.
         """
         shift = _grid_shift()
         R, v, N = owner_shares(self._units)
@@ -230,7 +271,27 @@ class DataOwner:
         return out + [_mantissa(float(x), shift) for x in v] + [int(N)]
 
     def encryption_job(self, secret, noise=None, max_summands=1):
-        """The arguments of :func:`_owner_encrypt_job` for this owner (what a worker needs)."""
+        """Build the arguments of the encryption job for this owner (what a worker needs).
+
+        Parameters
+        ----------
+        secret : bytes
+            32 bytes from which the noise digits and the encryption randomness are derived.
+        noise : array_like of shape (M, M) or None, default=None
+            This owner's symmetric share of the DP noise (``noise_by="owners"``), added to R^l.
+        max_summands : int, default=1
+            How many owners' values will be added homomorphically.
+
+        Returns
+        -------
+        tuple
+            ``(n, mantissas, exponent, randomness secret, max_summands)``.
+
+        Raises
+        ------
+        RuntimeError
+            If the owner has no public key yet.
+        """
         if self.public_key is None:
             raise RuntimeError(f"{self.name} has no public key yet")
         noise_secret = _crypto.derive_secret(secret, "noise")
@@ -240,10 +301,20 @@ class DataOwner:
     def encrypt_shares(self, noise=None, secret=None, max_summands=1):
         """Encrypt the share under the data user's public key: M(M+1)/2 + M + 1 ciphertexts.
 
-        ``noise`` (optional, (M, M) symmetric): this owner's share of the DP noise, added to R^l
-        before encryption (``noise_by="owners"``).  ``secret``: 32 bytes from which the owner's
-        encryption randomness is derived (:func:`._crypto.random_units`); fresh from
-        :mod:`secrets` when None.  Returns the list of ``EncryptedNumber``.
+        Parameters
+        ----------
+        noise : array_like of shape (M, M) or None, default=None
+            This owner's symmetric share of the DP noise (``noise_by="owners"``), added to R^l.
+        secret : bytes or None, default=None
+            32 bytes from which the owner's encryption randomness is derived (``None``: fresh from
+            :mod:`secrets`).
+        max_summands : int, default=1
+            How many owners' values will be added homomorphically.
+
+        Returns
+        -------
+        list of phe.paillier.EncryptedNumber
+            The ciphertexts.
         """
         phe = _crypto.require_phe()
         secret = _crypto.new_secret() if secret is None else secret
@@ -277,10 +348,32 @@ class Proxy:
 
     # -- step 1 and 2 -------------------------------------------------------------------------
     def receive_public_key(self, public_key):
+        """Store the data user's public key (step 1).
+
+        Parameters
+        ----------
+        public_key : phe.paillier.PaillierPublicKey
+            The key.
+        """
         self.public_key = public_key
 
     def receive_shares(self, ciphertexts, n_features):
-        """Store one owner's ciphertexts (checked: EncryptedNumbers under our key, right count)."""
+        """Store one owner's ciphertexts (checked: EncryptedNumbers under our key, right count).
+
+        Parameters
+        ----------
+        ciphertexts : sequence of phe.paillier.EncryptedNumber
+            The owner's M(M+1)/2 + M + 1 ciphertexts.
+        n_features : int
+            Its number of features M.
+
+        Raises
+        ------
+        ValueError
+            If the count is wrong or the owners disagree on M.
+        TypeError
+            If an item is not a ciphertext under the data user's key.
+        """
         m = n_features * (n_features + 1) // 2 + n_features + 1
         if len(ciphertexts) != m:
             raise ValueError(f"expected {m} ciphertexts for M = {n_features}, got {len(ciphertexts)}")
@@ -295,10 +388,20 @@ class Proxy:
 
     # -- step 3.1: aggregate ------------------------------------------------------------------
     def aggregate(self, method="sequential"):
-        """E[R], E[v], E[N] = entrywise products of all owners' ciphertexts (sums of plaintexts).
+        """Form E[R], E[v], E[N]: entrywise products of all owners' ciphertexts (sums of plaintexts).
 
         ``"sequential"``: ((c₁·c₂)·c₃)…; ``"tree"``: pairwise rounds (log₂ L deep, what a parallel
         proxy would do).  Both do L − 1 additions per entry and decrypt to the same sums.
+
+        Parameters
+        ----------
+        method : {"sequential", "tree"}, default="sequential"
+            The order of the sums.
+
+        Returns
+        -------
+        Proxy
+            The proxy itself.
         """
         if not self._received:
             raise RuntimeError("the proxy has received no shares")
@@ -332,7 +435,18 @@ class Proxy:
 
     # -- step 3.2: learn N ----------------------------------------------------------------------
     def encrypted_count(self, obfuscator=None):
-        """E[N], re-randomised (with ``obfuscator`` rⁿ if given, else phe's fresh one), for the data user."""
+        """Re-randomise E[N] for the data user.
+
+        Parameters
+        ----------
+        obfuscator : int or None, default=None
+            A precomputed rⁿ (``None``: phe's fresh one).
+
+        Returns
+        -------
+        phe.paillier.EncryptedNumber
+            E[N], re-randomised.
+        """
         if obfuscator is not None:
             return _crypto.rerandomise(self._enc_N, obfuscator)
         c = self._enc_N + 0  # a copy (phe adds an encoded 0)
@@ -340,20 +454,45 @@ class Proxy:
         return c
 
     def learn_count(self, n_samples):
+        """Store N, told by the data user (step 3.2).
+
+        Parameters
+        ----------
+        n_samples : int
+            The total number of rows N.
+        """
         self.n_samples = int(n_samples)
 
     # -- steps 3.3–3.6: mask, correction term, noise ------------------------------------------
     def n_release_obfuscators(self):
-        """How many rⁿ one release needs: one per upper-triangle entry of N·R′ and per entry of v′."""
+        """Count the rⁿ one release needs: one per upper-triangle entry of N·R′ and per entry of v′.
+
+        Returns
+        -------
+        int
+            M(M+1)/2 + M.
+        """
         M = self.n_features
         return M * (M + 1) // 2 + M
 
     def draw_mask(self, mask_scale, secret):
-        r"""The secret mask b/B as mantissas on the grid h (a Gaussian of sd β/B, all digits random).
+        r"""Draw the secret mask b/B as mantissas on the grid h (a Gaussian of sd β/B, all digits random).
 
         :math:`b_i \sim N(0, \beta^2)` with β = ``mask_scale`` (in the data's units; callers pass the
         default 1000·N·B when the user gave none), drawn from ``secret`` (a double-precision Gaussian
         from a generator seeded with it, then uniform last digits, so that b, like v, fills the grid).
+
+        Parameters
+        ----------
+        mask_scale : float
+            The mask's scale β/B, in the data's units.
+        secret : bytes
+            The seed of the mask and its digits.
+
+        Returns
+        -------
+        list of int
+            The M mantissas of b/B.
         """
         beta_units = check_positive(mask_scale, "mask_scale")
         seed = np.random.SeedSequence(int.from_bytes(_crypto.derive_secret(secret, "mask gaussian"), "big"))
@@ -362,16 +501,38 @@ class Proxy:
                 for i, g in enumerate(gauss)]
 
     def release(self, noise=None, *, mask_scale, secret, obfuscators=None, n_jobs=1, r_slack=0):
-        r"""Algorithm 1, lines 6–11, on the grid: E[N·R′] and E[v′] = E[v]·E[b], re-randomised.
+        r"""Run Algorithm 1, lines 6–11, on the grid: E[N·R′] and E[v′] = E[v]·E[b], re-randomised.
 
-        ``noise``: the proxy's noise G′ in units of B² (M×M symmetric plaintext it drew itself) or
-        None when the owners added the noise.  ``mask_scale``: β/B.  ``secret``: 32 bytes for the
-        mask, the digits and (if ``obfuscators`` is None) the re-randomisation.  ``obfuscators``:
-        precomputed rⁿ (:meth:`n_release_obfuscators` of them).  ``n_jobs``: processes for the
-        per-entry work.  ``r_slack``: a bound on the owners' noise inside E[R] (units of B²;
-        ``noise_by="owners"``).  Before anything is computed, the largest plaintext of the output
-        is bounded with the values actually drawn and checked against the key (``OverflowError``).
-        Returns (E[N·R′] upper triangle, E[v′]).
+        Before anything is computed, the largest plaintext of the output is bounded with the
+        values actually drawn and checked against the key.
+
+        Parameters
+        ----------
+        noise : ndarray of shape (M, M) or None, default=None
+            The proxy's noise G′ in units of B² (symmetric plaintext it drew itself); ``None`` when the
+            owners added the noise.
+        mask_scale : float
+            The mask's scale β/B.
+        secret : bytes
+            32 bytes for the mask, the digits and (if ``obfuscators`` is None) the re-randomisation.
+        obfuscators : list of int or None, default=None
+            Precomputed rⁿ (:meth:`n_release_obfuscators` of them).
+        n_jobs : int, default=1
+            Processes for the per-entry work.
+        r_slack : float, default=0
+            A bound on the owners' noise inside E[R] (units of B²; ``noise_by="owners"``).
+
+        Returns
+        -------
+        enc_NR_upper : list of phe.paillier.EncryptedNumber
+            E[N·R′], upper triangle.
+        enc_v : list of phe.paillier.EncryptedNumber
+            E[v′].
+
+        Raises
+        ------
+        OverflowError
+            If the largest plaintext of the output, bounded with the values actually drawn, would wrap.
         """
         if self.n_samples is None:
             raise RuntimeError("the proxy must learn N (step 3.2) before the release")
@@ -455,7 +616,23 @@ class DataUser:
         self.decryptions = 0
 
     def decrypt_count(self, encrypted_count):
-        """Step 3.2: decrypt E[N] and return N in the clear (it goes back to the proxy)."""
+        """Step 3.2: decrypt E[N] and return N in the clear (it goes back to the proxy).
+
+        Parameters
+        ----------
+        encrypted_count : phe.paillier.EncryptedNumber
+            E[N].
+
+        Returns
+        -------
+        int
+            The number of rows N.
+
+        Raises
+        ------
+        ValueError
+            If the plaintext is not a positive integer.
+        """
         value = _crypto.decrypt_exact(self._private_key, encrypted_count)
         self.decryptions += 1
         if value.denominator != 1 or value < 1:
@@ -464,10 +641,22 @@ class DataUser:
         return self.n_samples
 
     def decrypt_exact_all(self, ciphertexts, n_jobs=1):
-        """Exact Fractions of many ciphertexts, decrypted in ``n_jobs`` parallel chunks.
+        """Decrypt many ciphertexts to exact Fractions, in ``n_jobs`` parallel chunks.
 
         The chunks run in processes of the data user's own machine (or cluster): its secret primes
         travel to them, as they would to any of its own workers.
+
+        Parameters
+        ----------
+        ciphertexts : sequence of phe.paillier.EncryptedNumber
+            The ciphertexts.
+        n_jobs : int, default=1
+            Processes.
+
+        Returns
+        -------
+        list of fractions.Fraction
+            The exact plaintexts, in order.
         """
         pk, sk = self.public_key, self._private_key
         ints = [c.ciphertext(be_secure=False) for c in ciphertexts]
@@ -480,7 +669,27 @@ class DataUser:
     def decrypt_release(self, enc_NR_upper, enc_v, n_features, data_norm=1.0, n_jobs=1):
         r"""Decrypt N·R′ and v′ and form :math:`S' = (NR' - v'v'^\top)/N` exactly, then scale by B² and round once.
 
-        Returns (S′ (M, M) float symmetric, R′ (M, M) float, v′ (M,) float), in the data's units.
+        Parameters
+        ----------
+        enc_NR_upper : sequence of phe.paillier.EncryptedNumber
+            E[N·R′], upper triangle.
+        enc_v : sequence of phe.paillier.EncryptedNumber
+            E[v′].
+        n_features : int
+            The number of features M.
+        data_norm : float, default=1.0
+            The public row-norm bound B.
+        n_jobs : int, default=1
+            Processes.
+
+        Returns
+        -------
+        S : ndarray, shape (M, M)
+            The release S′, symmetric, in the data's units.
+        R : ndarray, shape (M, M)
+            The corrected R′.
+        v : ndarray, shape (M,)
+            The masked v′.
         """
         if self.n_samples is None:
             raise RuntimeError("the data user must know N before forming S'")
@@ -500,6 +709,7 @@ class DataUser:
 
     @property
     def holds_private_key(self):
+        """Whether the data user holds its private key."""
         return self._private_key is not None
 
 

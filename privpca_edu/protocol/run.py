@@ -89,6 +89,25 @@ def validate_owner_datasets(owner_datasets, name="owner_datasets"):
 
     Refuses: not a non-empty list, an owner that is not a 2-D numeric array, an owner with zero
     rows, non-finite values, owners with different numbers of features.
+
+    Parameters
+    ----------
+    owner_datasets : list of array_like
+        One 2-D array per owner.
+    name : str, default="owner_datasets"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    list of ndarray
+        Float64 copies, one per owner.
+
+    Raises
+    ------
+    TypeError
+        If ``owner_datasets`` is not a list of 2-D numeric arrays.
+    ValueError
+        If it is empty, an owner has no rows or non-finite values, or the numbers of features differ.
     """
     if isinstance(owner_datasets, np.ndarray) or not isinstance(owner_datasets, (list, tuple)):
         raise TypeError(f"{name} must be a list of 2-D arrays, one per data owner, got {type(owner_datasets).__name__}")
@@ -153,15 +172,29 @@ class DPDPCAResult:
 
     @property
     def n_components_(self):
+        """The number k of components released."""
         return self.components_.shape[0]
 
     @property
     def n_features_in_(self):
+        """The number M of features."""
         return self.components_.shape[1]
 
     def transform(self, X):
-        """Project rows on the private components, ``X @ components_.T`` (no centring: the
-        protocol keeps the mean hidden from the data user)."""
+        """Project rows on the private components, ``X @ components_.T``.
+
+        No centring: the protocol keeps the mean hidden from the data user.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, M)
+            Rows to project.
+
+        Returns
+        -------
+        ndarray, shape (n, k)
+            Their coordinates on the private components.
+        """
         X = check_data(X, copy=False)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but the protocol ran with {self.n_features_in_}")
@@ -201,6 +234,31 @@ class EncryptedAggregate:
 
     Create it with :func:`encrypt_and_aggregate`; call :meth:`release` (repeatedly, for teaching)
     to run phase 2.  Owners' plaintext data are not kept.
+
+    Parameters
+    ----------
+    user : DataUser
+        The data user, holding the key pair.
+    proxy : Proxy
+        The proxy, holding the aggregated ciphertexts and N.
+    transcript : Transcript
+        The deliveries of phase 1.
+    timings : dict
+        Seconds per phase so far.
+    owner_operations : list of int
+        Each owner's number of encryptions.
+    n_owners : int
+        Number of owners L.
+    data_norm : float
+        The public row-norm bound B.
+    owner_noise_scale : float or None
+        The σ of each owner's noise share (``noise_by="owners"``), else ``None``.
+    noise_by : {"proxy", "owners"}
+        Who adds the noise.
+    n_jobs : int, default=1
+        Processes of phase 2 (by default).
+    obfuscators : list or None, default=None
+        Obfuscators precomputed for the first release.
     """
 
     def __init__(self, *, user, proxy, transcript, timings, owner_operations, n_owners, data_norm, owner_noise_scale,
@@ -220,14 +278,17 @@ class EncryptedAggregate:
 
     @property
     def n_samples(self):
+        """The total number of rows N (public after phase 1)."""
         return self.proxy.n_samples
 
     @property
     def n_features(self):
+        """The number M of features."""
         return self.proxy.n_features
 
     @property
     def key_length(self):
+        """Bits of the data user's Paillier modulus."""
         return self.user.key_length
 
     def release(self, n_components, epsilon, delta, *, calibration="classic", random_state=None, mask_scale=None,
@@ -242,6 +303,28 @@ class EncryptedAggregate:
         Every call is a new release of S′ *and* of v′.  Calls with the same ``random_state`` and
         different ε reuse one noise draw (σ(ε)·Z): a teaching device, not a sequence of releases —
         two of them give S back exactly.
+
+        Parameters
+        ----------
+        n_components : int
+            Number of components k, 1 ≤ k ≤ M.
+        epsilon, delta : float
+            The (ε, δ) of the release.
+        calibration : {"classic", "analytic", "paper"}, default="classic"
+            As :func:`run_dpdpca`.
+        random_state : None, int or numpy.random.Generator, default=None
+            Draws G′ first, then the secret of the proxy's mask, digits and re-randomisation.
+        mask_scale : float, optional
+            As :func:`run_dpdpca`.
+        rerandomize : bool, default=True
+            As :func:`run_dpdpca`.
+        n_jobs : int or None, default=None
+            Processes (``None``: the aggregate's).
+
+        Returns
+        -------
+        DPDPCAResult
+            The data user's result and the run's bookkeeping.
         """
         epsilon = check_epsilon(epsilon)
         delta = check_delta(delta)
@@ -387,10 +470,29 @@ def encrypt_and_aggregate(owner_datasets, key_length=_crypto.SECURE_KEY_LENGTH, 
                           _precompute_release=False):
     """Phase 1 of DPDPCA (steps 1, 2, 3.1, 3.2): keys, owners' encryption, aggregation, N.
 
-    Every argument is validated before a key is made or a value encrypted.  ``random_state``
-    seeds the encryption randomness of every party (None: :mod:`secrets`).  Returns an
-    :class:`EncryptedAggregate`; its ``transcript`` holds the deliveries so far.  See
-    :func:`run_dpdpca` for the parameters.
+    Every argument is validated before a key is made or a value encrypted.
+
+    Parameters
+    ----------
+    owner_datasets : list of array_like, each of shape (N^l, M)
+        One array per data owner, as :func:`run_dpdpca`.
+    key_length : int, default=2048
+        Bits of the Paillier modulus, as :func:`run_dpdpca`.
+    data_norm : float, default=1.0
+        The public row-norm bound B, as :func:`run_dpdpca`.
+    keypair : tuple or None, default=None
+        A ``phe`` key pair ``(public_key, private_key)`` to reuse.
+    aggregation : {"sequential", "tree"}, default="sequential"
+        Order of the proxy's homomorphic sums.
+    n_jobs : int or None, default=1
+        Processes, as :func:`run_dpdpca`.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the encryption randomness of every party (``None``: :mod:`secrets`).
+
+    Returns
+    -------
+    EncryptedAggregate
+        The state after phase 1; its ``transcript`` holds the deliveries so far.
     """
     if not _validated:
         owner_datasets, key_length, data_norm, n_jobs = _check_common(owner_datasets, key_length, keypair, data_norm,
@@ -487,7 +589,7 @@ def run_dpdpca(owner_datasets, n_components, epsilon, delta, key_length=_crypto.
         One array per data owner.  Validated **before anything is encrypted**: at least one
         owner, every owner at least one row, finite values, the same M everywhere.
     n_components : int
-        k, 1 ≤ k ≤ M.
+        Number of components k, 1 ≤ k ≤ M.
     epsilon, delta : float
         The (ε, δ) of the release (``epsilon=numpy.inf``: no noise, the same code path).
     key_length : int, default 2048

@@ -35,10 +35,12 @@ class Message:
 
     @property
     def ciphertexts(self):
+        """The items that are Paillier ciphertexts, in order."""
         return tuple(x for x in self.items if is_ciphertext(x))
 
     @property
     def n_ciphertexts(self):
+        """The number of ciphertexts delivered."""
         return len(self.ciphertexts)
 
     @property
@@ -58,6 +60,7 @@ class Message:
 
     @property
     def kind(self):
+        """What was delivered: "ciphertexts", "public key", "public count" joined by " + " (or "empty")."""
         kinds = []
         if self.ciphertexts:
             kinds.append("ciphertexts")
@@ -68,7 +71,14 @@ class Message:
         return " + ".join(kinds) or "empty"
 
     def summary(self):
-        """One row for tables: who, what, how many, how big."""
+        """Summarise the message as one row for tables: who, what, how many, how big.
+
+        Returns
+        -------
+        dict
+            ``step``, ``sender``, ``receiver``, ``content``, ``kind``, ``n_ciphertexts``,
+            ``ciphertext_bytes``, ``bytes_each``, ``exponents``, ``plaintext`` and ``key_bits``.
+        """
         sizes = self.ciphertext_sizes
         keys = [x for x in self.items if is_public_key(x)]
         return dict(
@@ -82,18 +92,50 @@ class Message:
 
 
 class Transcript:
-    """The ordered log of every :class:`Message` of one protocol run."""
+    """The ordered log of every :class:`Message` of one protocol run.
+
+    Parameters
+    ----------
+    messages : iterable of Message, default=()
+        Messages already delivered (copied into a new list).
+    """
 
     def __init__(self, messages=()):
         self.messages = list(messages)
 
     def send(self, step, sender, receiver, content, items):
-        """Record a delivery and return the items (so the call reads like a hand-over)."""
+        """Record a delivery and return the items (so the call reads like a hand-over).
+
+        Parameters
+        ----------
+        step : str
+            The protocol step, e.g. ``"3.2 count"``.
+        sender : str
+            Who sends.
+        receiver : str
+            Who receives.
+        content : str
+            What the items are, in the paper's notation.
+        items : iterable
+            The delivered objects.
+
+        Returns
+        -------
+        tuple
+            The items, as delivered.
+        """
         msg = Message(step, sender, receiver, content, tuple(items))
         self.messages.append(msg)
         return msg.items
 
     def copy(self):
+        """Copy the log (the messages themselves are shared: they are frozen).
+
+        Returns
+        -------
+        Transcript
+            A new transcript with the same messages.
+        """
         return Transcript(self.messages)
 
     # -- views ---------------------------------------------------------------------------------
@@ -108,18 +150,53 @@ class Transcript:
         return seen
 
     def received_by(self, party):
+        """List the messages ``party`` received, in order.
+
+        Parameters
+        ----------
+        party : str
+            A party's name.
+
+        Returns
+        -------
+        list of Message
+            Its messages.
+        """
         return [m for m in self.messages if m.receiver == party]
 
     def view(self, party):
-        """Everything ``party`` received, as one flat tuple of objects."""
+        """Collect everything ``party`` received, as one flat tuple of objects.
+
+        Parameters
+        ----------
+        party : str
+            A party's name.
+
+        Returns
+        -------
+        tuple
+            The items of every message it received, in order.
+        """
         return tuple(x for m in self.received_by(party) for x in m.items)
 
     def summary(self):
-        """One dict per message (see :meth:`Message.summary`)."""
+        """Summarise every message, one dict each (see :meth:`Message.summary`).
+
+        Returns
+        -------
+        list of dict
+            :meth:`Message.summary` of each message, in order.
+        """
         return [m.summary() for m in self.messages]
 
     def by_party(self):
-        """``{party: {"messages", "n_ciphertexts", "ciphertext_bytes", "plaintexts"}}`` of what each received."""
+        """Summarise what each party received.
+
+        Returns
+        -------
+        dict
+            Party → ``messages``, ``n_ciphertexts``, ``ciphertext_bytes``, ``plaintexts`` and ``public_key``.
+        """
         out = {}
         for party in self.parties:
             received = self.received_by(party)
@@ -133,7 +210,18 @@ class Transcript:
         return out
 
     def to_text(self, max_owners=3):
-        """A party-by-party table of what each one received (owners beyond ``max_owners`` folded)."""
+        """Format a party-by-party table of what each one received.
+
+        Parameters
+        ----------
+        max_owners : int, default=3
+            Owners shown one by one; the others are folded into one line.
+
+        Returns
+        -------
+        str
+            The table.
+        """
         lines = []
         rows = self.summary()
         owners = [p for p in self.parties if p.startswith("owner")]

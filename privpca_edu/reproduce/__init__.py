@@ -54,14 +54,42 @@ def _check(paper, scale):
 
 
 def paper_tasks(paper, scale="book"):
-    """The settings and the task grid of ``paper`` at ``scale``: (settings dict, list of Task)."""
+    """Build the settings and the task grid of ``paper`` at ``scale``.
+
+    Parameters
+    ----------
+    paper : {"dps-pca", "g-dppca", "ldp-pca", "dpdpca"}
+        The paper.
+    scale : {"quick", "book", "paper"}, default="book"
+        The scale.
+
+    Returns
+    -------
+    settings : dict
+        The scale's settings.
+    tasks : list of Task
+        The task grid.
+    """
     module = _check(paper, scale)
     cfg = module.SCALES[scale]
     return cfg, module.tasks(cfg)
 
 
 def default_out(paper, scale):
-    """Where results go without ``--out``: ``reproduce-results/PAPER-SCALE`` in the current directory."""
+    """Name where results go without ``--out``: ``reproduce-results/PAPER-SCALE`` in the current directory.
+
+    Parameters
+    ----------
+    paper : str
+        The paper.
+    scale : str
+        The scale.
+
+    Returns
+    -------
+    str
+        ``reproduce-results/PAPER-SCALE``.
+    """
     return os.path.join("reproduce-results", f"{paper}-{scale}")
 
 
@@ -118,6 +146,14 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
         Show a tqdm progress bar (tasks done, rate, time left).
     figures : bool
         Also draw the PNG figures.
+    on_result : callable or None, default=None
+        ``on_result(index, result)``, called in the main process after each computed task.
+
+    Returns
+    -------
+    dict
+        ``out`` (the folder), ``files``, ``wall_seconds``, ``task_seconds``, ``task_cpu``,
+        ``longest_task``, ``n_tasks``, ``cached``, ``claims`` and ``runs``.
     """
     module = _check(paper, scale)
     if backend not in BACKENDS:

@@ -1,4 +1,6 @@
-"""Interactive figures: controls → experiment twin (:mod:`privpca_edu.experiments`) → figure
+"""Interactive figures: controls, experiment twin, figure.
+
+Controls → experiment twin (:mod:`privpca_edu.experiments`) → figure
 (:mod:`privpca_edu.plotting`).
 
 One function per interactive figure, each returning an :class:`ipywidgets.Widget` (a

@@ -23,10 +23,31 @@ AUDIT_N_DRAWS_OPTIONS = (1000, 2000, 5000, 10_000, 20_000, 50_000)
 def gdp_audit_dashboard(mechanism="Analyze Gauss (analytic σ)", sigma_multiplier=1.0, n_draws=20_000, epsilon=1.0,
                         *, delta=1e-5, seed=0):
     """Chapter 5: audit a mechanism's (ε, δ) claim from its releases (recipe C).
+
     Twin: :func:`privpca_edu.experiments.auditing.gdp_audit`.
 
     Controls: the mechanism (honest ones and mutants), a multiplier on its noise, the number
     N of releases per data set, and the advertised ε.  δ and the seed are fixed arguments.
+
+    Parameters
+    ----------
+    mechanism : str, default="Analyze Gauss (analytic σ)"
+        Starting value of the mechanism control.
+    sigma_multiplier : float, default=1.0
+        Starting value of the noise multiplier control.
+    n_draws : int, default=20000
+        Starting value of the releases-per-data-set N control.
+    epsilon : float, default=1.0
+        Starting value of the advertised ε control.
+    delta : float, default=1e-5
+        The advertised δ. Fixed for the dashboard (passed to the twin unchanged).
+    seed : int, default=0
+        Seed of the releases. Fixed for the dashboard (passed to the twin unchanged).
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     controls = {
         "mechanism": C.method_picker(list(AUDITED_MECHANISMS), mechanism, description="mechanism", width="380px"),

@@ -59,10 +59,32 @@ def large_delta_warning(params):
 
 
 def attack_dashboard(epsilon=1.0, n_samples=20, *, n_features=10, n_components=1, delta=1e-5, random_state=0):
-    """Chapter 1: reconstruction and membership attacks against a PCA release, and the cost of
-    stopping them.  Twin: :func:`privpca_edu.experiments.membership_attack`.
+    """Chapter 1: attacks against a PCA release, and the cost of stopping them.
+
+    Reconstruction and membership attacks, and the noise that stops them.
+    Twin: :func:`privpca_edu.experiments.membership_attack`.
 
     Controls: ε (log slider), n, d, k.  δ and the seed are fixed arguments.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Starting value of the ε control.
+    n_samples : int, default=20
+        Starting value of the n control.
+    n_features : int, default=10
+        Starting value of the d control.
+    n_components : int, default=1
+        Starting value of the k control.
+    delta : float, default=1e-5
+        Privacy parameter δ. Fixed for the dashboard (passed to the twin unchanged).
+    random_state : int, default=0
+        Seed of the data and the noise. Fixed for the dashboard (passed to the twin unchanged).
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     controls = {
         "epsilon": C.epsilon_slider(epsilon, min_exp=-2, max_exp=2, step=0.05),
@@ -76,6 +98,7 @@ def attack_dashboard(epsilon=1.0, n_samples=20, *, n_features=10, n_components=1
 
 def sigma_dashboard(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, preset=None):
     """Chapter 2: per-step Gaussian noise σ against ε for every accounting method.
+
     Twin: :func:`privpca_edu.experiments.sigma_curves`.
 
     Controls (in this order — the ε slider is the first slider on the page): ε, δ (log
@@ -87,6 +110,24 @@ def sigma_dashboard(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, pre
 
     ``preset`` (a label of :data:`SIGMA_PRESETS`, or ``"paper"`` for the DPS-PCA paper's
     setting) starts the dashboard at that setting instead of the arguments.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Starting value of the ε control.
+    delta : float, default=1e-5
+        Starting value of the δ control.
+    n_steps : int, default=10
+        Starting value of the T control.
+    sensitivity : float, default=2.0
+        Starting value of the Δ control.
+    preset : str or None, default=None
+        A label of :data:`SIGMA_PRESETS` (or ``"paper"``) to start at instead of the arguments.
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     if preset is not None:
         values = preset_values(SIGMA_PRESETS, preset)
@@ -110,7 +151,23 @@ def sigma_dashboard(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, pre
 
 def planes_dashboard(tilt_x=30.0, tilt_y=0.0, n_components=2):
     """Chapter 3: rotate a plane (or a line) in R³ and read off the three distances.
-    Twin: :func:`privpca_edu.experiments.plane_distances`."""
+
+    Twin: :func:`privpca_edu.experiments.plane_distances`.
+
+    Parameters
+    ----------
+    tilt_x : float, default=30.0
+        Starting value of the tilt about x₁ (degrees) control.
+    tilt_y : float, default=0.0
+        Starting value of the tilt about x₂ (degrees) control.
+    n_components : {1, 2}, default=2
+        Lines (1) or planes (2) at the start.
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
+    """
     controls = {
         "tilt_x": C.angle_slider(tilt_x, description="tilt about x₁ (°)"),
         "tilt_y": C.angle_slider(tilt_y, description="tilt about x₂ (°)"),
@@ -122,7 +179,23 @@ def planes_dashboard(tilt_x=30.0, tilt_y=0.0, n_components=2):
 
 def angles_dashboard(theta1=30.0, theta2=60.0, n_features=10):
     """Chapter 3: two planes in R^d with two independent principal angles.
-    Twin: :func:`privpca_edu.experiments.angle_distances`."""
+
+    Twin: :func:`privpca_edu.experiments.angle_distances`.
+
+    Parameters
+    ----------
+    theta1 : float, default=30.0
+        Starting value of the θ₁ (degrees, 0–90) control.
+    theta2 : float, default=60.0
+        Starting value of the θ₂ (degrees, 0–90) control.
+    n_features : int, default=10
+        Starting value of the ambient dimension d control.
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
+    """
     controls = {
         "theta1": C.angle_slider(theta1, min=0, max=90, description="θ₁ (°)"),
         "theta2": C.angle_slider(theta2, min=0, max=90, description="θ₂ (°)"),

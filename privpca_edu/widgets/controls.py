@@ -38,32 +38,127 @@ def _layout(width):
 
 def epsilon_slider(value=1.0, *, min_exp=-2.0, max_exp=2.0, step=0.05, description="ε (privacy budget)",
                    width="360px"):
-    """ε on a log slider from 10^min_exp to 10^max_exp (default 0.01 … 100)."""
+    """Make a log slider for ε.
+
+    ε on a log slider from 10^min_exp to 10^max_exp (default 0.01 … 100).
+
+    Parameters
+    ----------
+    value : float, default=1.0
+        Starting ε.
+    min_exp, max_exp : float, default=-2.0 and 2.0
+        The slider spans 10^min_exp … 10^max_exp.
+    step : float, default=0.05
+        Step of the exponent.
+    description : str, default="ε (privacy budget)"
+        The label shown next to the control.
+    width : str, default="360px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.FloatLogSlider
+        The slider.
+    """
     return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step, description=description,
                             readout_format=".3g", continuous_update=False, style=_STYLE, layout=_layout(width))
 
 
 def delta_slider(value=1e-5, *, min_exp=-10.0, max_exp=-0.1, step=0.01, description="δ", width="360px"):
-    """δ on a log slider from 10^min_exp to 10^max_exp (default 1e-10 … 0.79; δ < 1 always)."""
+    """Make a log slider for δ.
+
+    δ on a log slider from 10^min_exp to 10^max_exp (default 1e-10 … 0.79; δ < 1 always).
+
+    Parameters
+    ----------
+    value : float, default=1e-5
+        Starting δ.
+    min_exp, max_exp : float, default=-10.0 and -0.1
+        The slider spans 10^min_exp … 10^max_exp.
+    step : float, default=0.01
+        Step of the exponent.
+    description : str, default="δ"
+        The label shown next to the control.
+    width : str, default="360px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.FloatLogSlider
+        The slider.
+    """
     return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step, description=description,
                             readout_format=".2g", continuous_update=False, style=_STYLE, layout=_layout(width))
 
 
 def sparsity_slider(value=10, *, min=1, max=100, description="ŝ (rows kept)", width="320px"):
-    """ŝ, the number of nonzero rows a sparse method keeps."""
+    """Make a slider for ŝ, the number of nonzero rows a sparse method keeps.
+
+    Parameters
+    ----------
+    value : int, default=10
+        Starting ŝ.
+    min, max : int, default=1 and 100
+        The slider's range.
+    description : str, default="ŝ (rows kept)"
+        The label shown next to the control.
+    width : str, default="320px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.IntSlider
+        The slider.
+    """
     return W.IntSlider(value=value, min=min, max=max, step=1, description=description, continuous_update=False,
                        style=_STYLE, layout=_layout(width))
 
 
 def contamination_slider(value=0.0, *, max=0.5, step=0.01, description="contamination (fraction)",
                          width="360px"):
-    """Fraction of records replaced by outliers (robust methods)."""
+    """Make a slider for the fraction of records replaced by outliers (robust methods).
+
+    Parameters
+    ----------
+    value : float, default=0.0
+        Starting fraction.
+    max : float, default=0.5
+        Largest fraction offered (the smallest is 0).
+    step : float, default=0.01
+        Step.
+    description : str, default="contamination (fraction)"
+        The label shown next to the control.
+    width : str, default="360px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.FloatSlider
+        The slider.
+    """
     return W.FloatSlider(value=value, min=0.0, max=max, step=step, description=description, readout_format=".2f",
                          continuous_update=False, style=_STYLE, layout=_layout(width))
 
 
 def n_samples_slider(value=1000, *, options=N_SAMPLES_OPTIONS, description="n (records)", width="360px"):
-    """n on a slider of roughly log-spaced sizes (:data:`N_SAMPLES_OPTIONS`)."""
+    """Make a slider for n over roughly log-spaced sizes (:data:`N_SAMPLES_OPTIONS`).
+
+    Parameters
+    ----------
+    value : int, default=1000
+        Starting n (added to the options if missing).
+    options : sequence of int, default=N_SAMPLES_OPTIONS
+        The sizes offered.
+    description : str, default="n (records)"
+        The label shown next to the control.
+    width : str, default="360px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.SelectionSlider
+        The slider.
+    """
     options = tuple(options)
     if value not in options:
         options = tuple(sorted(set(options) | {value}))
@@ -72,36 +167,145 @@ def n_samples_slider(value=1000, *, options=N_SAMPLES_OPTIONS, description="n (r
 
 
 def n_features_slider(value=10, *, min=2, max=50, description="d (features)", width="300px"):
+    """Make a slider for the dimension d.
+
+    Parameters
+    ----------
+    value : int, default=10
+        Starting d.
+    min, max : int, default=2 and 50
+        The slider's range.
+    description : str, default="d (features)"
+        The label shown next to the control.
+    width : str, default="300px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.IntSlider
+        The slider.
+    """
     return W.IntSlider(value=value, min=min, max=max, step=1, description=description, continuous_update=False,
                        style=_STYLE, layout=_layout(width))
 
 
 def n_components_slider(value=1, *, min=1, max=10, description="k (components)", width="300px"):
+    """Make a slider for the number of components k.
+
+    Parameters
+    ----------
+    value : int, default=1
+        Starting k.
+    min, max : int, default=1 and 10
+        The slider's range.
+    description : str, default="k (components)"
+        The label shown next to the control.
+    width : str, default="300px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.IntSlider
+        The slider.
+    """
     return W.IntSlider(value=value, min=min, max=max, step=1, description=description, continuous_update=False,
                        style=_STYLE, layout=_layout(width))
 
 
 def n_steps_slider(value=10, *, min=1, max=50, description="T (steps)", width="300px"):
-    """T, the number of adaptive releases (iterations) the budget is split over."""
+    """Make a slider for T, the number of adaptive releases (iterations) the budget is split over.
+
+    Parameters
+    ----------
+    value : int, default=10
+        Starting T.
+    min, max : int, default=1 and 50
+        The slider's range.
+    description : str, default="T (steps)"
+        The label shown next to the control.
+    width : str, default="300px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.IntSlider
+        The slider.
+    """
     return W.IntSlider(value=value, min=min, max=max, step=1, description=description, continuous_update=False,
                        style=_STYLE, layout=_layout(width))
 
 
 def angle_slider(value=0.0, *, min=-90.0, max=90.0, step=1.0, description="angle (°)", width="320px"):
+    """Make a slider for an angle in degrees.
+
+    Parameters
+    ----------
+    value : float, default=0.0
+        Starting angle (degrees).
+    min, max : float, default=-90.0 and 90.0
+        The slider's range (degrees).
+    step : float, default=1.0
+        Step (degrees).
+    description : str, default="angle (°)"
+        The label shown next to the control.
+    width : str, default="320px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.FloatSlider
+        The slider.
+    """
     return W.FloatSlider(value=value, min=min, max=max, step=step, description=description, readout_format=".0f",
                          continuous_update=False, style=_STYLE, layout=_layout(width))
 
 
 def seed_picker(value=0, *, description="seed", width="160px"):
-    """Random seed (non-negative int); the figure updates on Enter or when the box loses focus."""
+    """Make a box for a random seed (non-negative int); the figure updates on Enter or when the box loses focus.
+
+    Parameters
+    ----------
+    value : int, default=0
+        Starting seed.
+    description : str, default="seed"
+        The label shown next to the control.
+    width : str, default="160px"
+        CSS width of the control.
+
+    Returns
+    -------
+    ipywidgets.BoundedIntText
+        The box.
+    """
     return W.BoundedIntText(value=value, min=0, max=2**31 - 1, description=description, continuous_update=False,
                             style=_STYLE, layout=_layout(width))
 
 
 def method_picker(options, value=None, *, description="method", kind="dropdown", width="auto"):
-    """Pick one method: a Dropdown (many options) or ToggleButtons (``kind="toggle"``, few).
+    """Make a picker for one method: a Dropdown (many options) or ToggleButtons (few).
 
-    ``options`` is a sequence of values or of ``(label, value)`` pairs.
+    Parameters
+    ----------
+    options : sequence
+        Values, or ``(label, value)`` pairs.
+    value : object, optional
+        The starting value (default: the first option's).
+    description : str, default="method"
+        The label shown next to the control.
+    kind : {"dropdown", "toggle"}, default="dropdown"
+        A Dropdown (many options) or ToggleButtons (few).
+    width : str, default="auto"
+        CSS width of a Dropdown.
+
+    Returns
+    -------
+    ipywidgets.Dropdown or ipywidgets.ToggleButtons
+        The picker.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither.
     """
     options = list(options)
     first = options[0][1] if isinstance(options[0], tuple) else options[0]

@@ -83,12 +83,14 @@ class Dashboard(W.VBox):
         Extra keyword arguments passed to ``compute`` unchanged.
     title, caption : str, optional
         HTML shown above the controls / below the figure.
-    noise_note : bool or None
-        Show :data:`NOISE_REUSE_NOTE` under the figure (``None``: when a control is named
-        ``"epsilon"``).
     memo_size : int
         Results of this many distinct parameter settings are remembered, so returning to a
         setting redraws without recomputing (0 disables).
+    image_width : int or None, default=None
+        Width of the shown image in CSS pixels (``None``: the figure's own width at its dpi).
+    noise_note : bool or None
+        Show :data:`NOISE_REUSE_NOTE` under the figure (``None``: when a control is named
+        ``"epsilon"``).
     presets : sequence of (label, dict name → value), optional
         Named settings, offered in a "setting" dropdown above the controls (plus
         :data:`CUSTOM_PRESET` for anything else).  Choosing one sets those controls at once (one
@@ -182,7 +184,13 @@ class Dashboard(W.VBox):
 
     # ------------------------------------------------------------------------------------
     def params(self):
-        """The keyword arguments the next update passes to ``compute``."""
+        """Collect the keyword arguments the next update passes to ``compute``.
+
+        Returns
+        -------
+        dict
+            The fixed arguments and every control's value, by name.
+        """
         params = dict(self.fixed)
         params.update({name: control.value for name, control in self.controls.items()})
         return params
@@ -203,7 +211,18 @@ class Dashboard(W.VBox):
         self.refresh()
 
     def set_values(self, **values):
-        """Set several controls and update once (a preset); returns the timing dict."""
+        """Set several controls and update once (a preset).
+
+        Parameters
+        ----------
+        **values
+            New values of controls, by name.
+
+        Returns
+        -------
+        dict
+            The update's timing: seconds of ``compute``, ``draw``, ``encode``, ``total`` and ``cpu``.
+        """
         self._holding = True
         try:
             for name, value in values.items():
@@ -265,8 +284,21 @@ class Dashboard(W.VBox):
         return entry
 
     def refresh(self, **overrides):
-        """Recompute and redraw now; ``overrides`` replace control values for this update only
-        (tests use it to reach values a slider cannot, e.g. k > d).  Returns the timing dict."""
+        """Recompute and redraw now.
+
+        ``overrides`` replace control values for this update only (tests use it to reach values a
+        slider cannot, e.g. k > d).
+
+        Parameters
+        ----------
+        **overrides
+            Values replacing the controls' for this update only.
+
+        Returns
+        -------
+        dict
+            The update's timing: seconds of ``compute``, ``draw``, ``encode``, ``total`` and ``cpu``.
+        """
         t0, c0 = time.perf_counter(), time.process_time()
         params = self.params()
         params.update(overrides)
@@ -296,7 +328,13 @@ class Dashboard(W.VBox):
         self.figure.show_error(message)
 
     def png(self):
-        """The PNG bytes currently shown."""
+        """Return the PNG bytes currently shown.
+
+        Returns
+        -------
+        bytes
+            The PNG image.
+        """
         return bytes(self.image.value)
 
     def _repr_mimebundle_(self, **kwargs):
@@ -386,6 +424,13 @@ def show(dashboard, static=True):
     In a book build (:func:`privpca_edu.widgets.explorable.building`) the static page instead
     gets the dashboard precomputed over its grid of control values
     (:mod:`privpca_edu.widgets.explorable`): HTML controls that swap in the real frames.
+
+    Parameters
+    ----------
+    dashboard : Dashboard
+        The dashboard to display.
+    static : bool, default=True
+        Include the static fallbacks (``False``: the live widget only).
     """
     from IPython.display import HTML, display
 

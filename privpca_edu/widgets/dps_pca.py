@@ -27,6 +27,28 @@ def dps_pca_dashboard(epsilon=2.0, delta=1e-5, sparsity=20, n_iter=10, n_provide
     of providers N, the start (dense or the literal thresholded one: the initialisation pitfall)
     and the σ calibration.  Choosing a setting moves the δ slider (one update); moving the slider
     elsewhere selects "custom" (the dashboard's own preset menu).
+
+    Parameters
+    ----------
+    epsilon : float, default=2.0
+        Starting value of the ε control.
+    delta : float, default=1e-5
+        Starting value of the δ control.
+    sparsity : int, default=20
+        Starting value of the ŝ control.
+    n_iter : int, default=10
+        Starting value of the T control.
+    n_providers : int, default=1
+        Starting value of the number of providers N control.
+    threshold_init : bool, default=False
+        Starting value of the start (thresholded or dense) control.
+    calibration : str, default="paper"
+        Starting value of the σ calibration control.
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     controls = {
         "epsilon": C.epsilon_slider(epsilon, min_exp=-1, max_exp=2, step=0.05),

@@ -19,6 +19,26 @@ def europe_dashboard(method="Kendall (spherical)", epsilon=1.0, delta=1e-5, seed
     ``methods`` is given), δ (log slider 1e-10 … 0.01) and the noise seed.  ``source``
     ("synthetic" or "novembre") is fixed for the dashboard; the figure's title says which one
     is shown.
+
+    Parameters
+    ----------
+    method : str, default="Kendall (spherical)"
+        Starting value of the method control.
+    epsilon : float, default=1.0
+        Starting value of the ε control.
+    delta : float, default=1e-5
+        Starting value of the δ control.
+    seed : int, default=0
+        Starting value of the noise seed control.
+    source : {"synthetic", "novembre"}, default="synthetic"
+        The data. Fixed for the dashboard (passed to the twin unchanged).
+    methods : sequence of str or None, default=None
+        The methods offered (``None``: every installed one).
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     options = list(methods) if methods is not None else list(available_methods())
     if method not in options:

@@ -175,6 +175,22 @@ def check_answer(exercise, answer, *, hint="", name=None):
     a cell can also ``assert`` it.  Never raises on a wrong answer: a notebook run top to bottom
     must not stop at an exercise.  ``hint`` is printed after a wrong answer; ``name`` (default
     ``"Exercise <id>"``) labels the message.
+
+    Parameters
+    ----------
+    exercise : str
+        The exercise's id, such as ``"2.1"``.
+    answer : object
+        The student's answer (``None``: not answered yet).
+    hint : str, default=""
+        Printed after a wrong answer.
+    name : str or None, default=None
+        Label of the message (``None``: ``"Exercise <id>"``).
+
+    Returns
+    -------
+    bool or None
+        Whether the answer is right (``None`` when unanswered), so a cell can also ``assert`` it.
     """
     if not isinstance(exercise, str):
         raise TypeError("check_answer(exercise, answer): exercise is an id such as '2.1'; "

@@ -59,7 +59,9 @@ def weak_delta_warning(params):
 
 def ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=4, n_components=2, *, gap=10.0,
                   delta=1e-5, calibration="replacement", random_state=0, preset=None):
-    """Local vs central PCA: sliders ε, n, d, s*, k and a δ menu (:data:`DELTA_OPTIONS`), under a
+    """Local vs central PCA (the local-privacy chapter's dashboard).
+
+    Local vs central PCA: sliders ε, n, d, s*, k and a δ menu (:data:`DELTA_OPTIONS`), under a
     "setting" menu (:data:`LDP_PRESETS`).  The gap, calibration and seed are fixed.
 
     δ starts at the book's default 10⁻⁵ (above 1/n at n = 10⁶: the box under the figure says so); the preset "Wang & Xu's setting" sets their δ = 10⁻⁴.
@@ -69,6 +71,34 @@ def ldp_dashboard(epsilon=4.0, n_samples=1_000_000, n_features=20, support_size=
 
     Twin: :func:`privpca_edu.experiments.ldp.ldp_dashboard_data` (same keyword arguments; its own
     default δ is the paper's 10⁻⁴, which the chapter's reproductions use).
+
+    Parameters
+    ----------
+    epsilon : float, default=4.0
+        Starting value of the ε control.
+    n_samples : int, default=1000000
+        Starting value of the n control.
+    n_features : int, default=20
+        Starting value of the d control.
+    support_size : int, default=4
+        Starting value of the s* control.
+    n_components : int, default=2
+        Starting value of the k control.
+    gap : float, default=10.0
+        The eigengap of the model. Fixed for the dashboard (passed to the twin unchanged).
+    delta : float, default=1e-5
+        Starting value of the δ menu control.
+    calibration : str, default="replacement"
+        The σ calibration. Fixed for the dashboard (passed to the twin unchanged).
+    random_state : int, default=0
+        Seed. Fixed for the dashboard (passed to the twin unchanged).
+    preset : str or None, default=None
+        A label of :data:`LDP_PRESETS` (or ``"paper"``) to start at instead of ``delta``.
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     if preset is not None:
         delta = preset_values(LDP_PRESETS, preset)["delta"]

@@ -20,13 +20,38 @@ NOISY_COVARIANCE_N_OPTIONS = (200, 500, 1000, 2000, 5000)
 
 def noisy_covariance_dashboard(epsilon=1.0, delta=1e-5, n_features=30, n_samples=2000, n_components=1, seed=0,
                                *, n_seeds=5, calibration="analytic"):
-    """Chapter 4: subspace error of Analyze Gauss, MOD-SuLQ and PPCA against ε, with the
-    Davis–Kahan bounds and the random-guess level.
+    """Chapter 4: subspace error of Analyze Gauss, MOD-SuLQ and PPCA against ε.
+
+    With the Davis–Kahan bounds and the random-guess level.
     Twin: :func:`privpca_edu.experiments.noisy_covariance.noisy_covariance_errors`.
 
     Controls: ε, δ (log sliders), d, n, k, data seed.  ``n_seeds`` (runs per method) and Analyze
     Gauss's ``calibration`` are fixed arguments.  PPCA uses the exact sampler for k = 1 and
     two Gibbs sweeps per run for k > 1 (the figure says so).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Starting value of the ε control.
+    delta : float, default=1e-5
+        Starting value of the δ control.
+    n_features : int, default=30
+        Starting value of the d control.
+    n_samples : int, default=2000
+        Starting value of the n control.
+    n_components : int, default=1
+        Starting value of the k control.
+    seed : int, default=0
+        Starting value of the data seed control.
+    n_seeds : int, default=5
+        Runs per method. Fixed for the dashboard (passed to the twin unchanged).
+    calibration : {"analytic", "classic"}, default="analytic"
+        Analyze Gauss's calibration. Fixed for the dashboard (passed to the twin unchanged).
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     controls = {
         "epsilon": C.epsilon_slider(epsilon, min_exp=-2, max_exp=2, step=0.05),

@@ -30,6 +30,26 @@ def hospitals_dashboard(n_owners=5, epsilon=0.5, key_length=1024, *, delta=1e-5,
 
     Controls: number of hospitals, ε (log slider), key length (1024 and 1536 bits are
     INSECURE demo sizes; the dashboard says so on the figure).  δ, k and the seed are fixed.
+
+    Parameters
+    ----------
+    n_owners : int, default=5
+        Starting value of the number of hospitals control.
+    epsilon : float, default=0.5
+        Starting value of the ε control.
+    key_length : int, default=1024
+        Starting value of the key length (bits) control.
+    delta : float, default=1e-5
+        Privacy parameter δ. Fixed for the dashboard (passed to the twin unchanged).
+    n_components : int, default=2
+        Number of components k. Fixed for the dashboard (passed to the twin unchanged).
+    seed : int, default=0
+        Seed. Fixed for the dashboard (passed to the twin unchanged).
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     controls = {
         "n_owners": C.n_samples_slider(n_owners, options=OWNER_OPTIONS, description="hospitals"),

@@ -29,6 +29,34 @@ def heavy_tails_dashboard(contamination=0.0, df=math.inf, epsilon=1.0, delta=1e-
     """All five methods' errors side by side with Theorem 3.4: sliders contamination, ν, ε, δ.
 
     Twin: :func:`privpca_edu.experiments.robust.heavy_tails_explorer` (same keyword arguments).
+
+    Parameters
+    ----------
+    contamination : float, default=0.0
+        Starting value of the outlier fraction η control.
+    df : float, default=numpy.inf
+        Starting value of the t degrees of freedom ν control.
+    epsilon : float, default=1.0
+        Starting value of the ε control.
+    delta : float, default=1e-5
+        Starting value of the δ control.
+    n_samples : int, default=1000
+        Number of rows n. Fixed for the dashboard (passed to the twin unchanged).
+    n_features : int, default=10
+        Dimension d. Fixed for the dashboard (passed to the twin unchanged).
+    n_reps : int, default=3
+        Data sets per method. Fixed for the dashboard (passed to the twin unchanged).
+    baselines : str, default="paper"
+        Which baselines are compared. Fixed for the dashboard (passed to the twin unchanged).
+    calibration : str, default="classic"
+        The σ calibration. Fixed for the dashboard (passed to the twin unchanged).
+    random_state : int, default=0
+        Seed. Fixed for the dashboard (passed to the twin unchanged).
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     robust_experiments.precompute_explorer_bounds(n_features)  # the bound's Monte-Carlo cache, once
     controls = {
@@ -53,6 +81,26 @@ def breakdown_dashboard(fraction=0.1, distance=30.0, epsilon=math.inf, *, n_samp
     """Drag outliers in: covariance PCA (AG's statistic) turns at once, Kendall's τ holds.
 
     Twin: :func:`privpca_edu.experiments.robust.breakdown_demo` (same keyword arguments).
+
+    Parameters
+    ----------
+    fraction : float, default=0.1
+        Starting value of the outlier fraction control.
+    distance : float, default=30.0
+        Starting value of the outlier distance control.
+    epsilon : float, default=numpy.inf
+        Starting value of the privacy (no noise, ε = 5 or ε = 1) control.
+    n_samples : int, default=200
+        Number of rows n. Fixed for the dashboard (passed to the twin unchanged).
+    spike : float, default=9.0
+        The spike of the model. Fixed for the dashboard (passed to the twin unchanged).
+    random_state : int, default=0
+        Seed. Fixed for the dashboard (passed to the twin unchanged).
+
+    Returns
+    -------
+    Dashboard
+        The dashboard (an :class:`ipywidgets.Widget`; display it with :func:`show`).
     """
     controls = {
         "fraction": C.contamination_slider(fraction, max=0.5, description="outliers (fraction)"),
