@@ -58,14 +58,8 @@ CHECKS = numpydoc.validate.get_validation_checks(set(CONFIG["checks"]))
 #: Modules being restructured: their names are skipped here and validated after the restructure.
 #: A prefix covers the module and everything under it (``privpca_edu.datasets`` = datasets/*).
 RESTRUCTURING = {
-    "privpca_edu.privacy",
-    "privpca_edu.accounting",
-    "privpca_edu.estimators._base",
-    "privpca_edu.experiments.ldp",
-    "privpca_edu.datasets",
     "privpca_edu.plotting._live",
     "privpca_edu.plotting._stamps",
-    "privpca_edu._validation",
 }
 
 
