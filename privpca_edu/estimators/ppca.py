@@ -96,14 +96,14 @@ class PPCA(PrivateEstimator):
         Parameters
         ----------
         epsilon : float
-            ε > 0.
+            The privacy parameter ε > 0.
         data_norm : float
             The public row-norm bound B.
 
         Returns
         -------
         float
-            c = ε/(2B²).
+            The concentration c = ε/(2B²).
 
         Examples
         --------

@@ -103,9 +103,9 @@ def compose_basic(epsilon_step, delta_step, n_steps):
     Parameters
     ----------
     epsilon_step : float
-        ε₀ > 0 of each mechanism.
+        The ε₀ > 0 of each mechanism.
     delta_step : float
-        δ₀ in [0, 1) of each mechanism.
+        The δ₀ in [0, 1) of each mechanism.
     n_steps : int
         T ≥ 1.
 
@@ -137,13 +137,13 @@ def compose_advanced(epsilon_step, delta_step, n_steps, delta_slack):
     Parameters
     ----------
     epsilon_step : float
-        ε₀ > 0 of each mechanism.
+        The ε₀ > 0 of each mechanism.
     delta_step : float
-        δ₀ in [0, 1) of each mechanism.
+        The δ₀ in [0, 1) of each mechanism.
     n_steps : int
         T ≥ 1.
     delta_slack : float
-        δ′ in (0, 1).
+        The slack δ′ in (0, 1).
 
     Returns
     -------
@@ -166,12 +166,12 @@ def _advanced_epsilon(e0, T, delta_slack):
 
 
 def zcdp_rho(sensitivity, sigma, n_steps=1):
-    """ρ of T Gaussian mechanisms under zero-concentrated DP [BS16]_: ρ = TΔ²/(2σ²).
+    """The zCDP parameter ρ of T Gaussian mechanisms under zero-concentrated DP [BS16]_: ρ = TΔ²/(2σ²).
 
     Parameters
     ----------
     sensitivity : float
-        ℓ2 sensitivity Δ > 0 of each step.
+        The ℓ2 sensitivity Δ > 0 of each step.
     sigma : float
         Noise standard deviation σ > 0 of each step.
     n_steps : int, default 1
@@ -180,7 +180,7 @@ def zcdp_rho(sensitivity, sigma, n_steps=1):
     Returns
     -------
     float
-        ρ.
+        The zCDP parameter ρ = TΔ²/(2σ²).
     """
     sensitivity = check_positive(sensitivity, "sensitivity")
     sigma = check_positive(sigma, "sigma", allow_inf=True)
@@ -194,14 +194,14 @@ def zcdp_to_dp(rho, delta):
     Parameters
     ----------
     rho : float
-        ρ ≥ 0.
+        The zCDP parameter ρ ≥ 0.
     delta : float
-        δ in (0, 1).
+        The target δ in (0, 1).
 
     Returns
     -------
     float
-        ε.
+        The ε of the (ε, δ)-DP guarantee.
     """
     rho = check_positive(rho, "rho", allow_zero=True)
     delta = check_delta(delta)
@@ -242,7 +242,7 @@ def iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method="paper
     Parameters
     ----------
     sensitivity : float
-        ℓ2 sensitivity Δ > 0 of each step.
+        The ℓ2 sensitivity Δ > 0 of each step.
     epsilon : float
         The total ε > 0 (``numpy.inf``: σ = 0).
     delta : float
@@ -502,9 +502,9 @@ class BudgetAccountant:
         Parameters
         ----------
         epsilon : float
-            ε of the release.
+            The ε of the release.
         delta : float, default 0.0
-            δ of the release.
+            The δ of the release.
         mu : float, optional
             Its Gaussian-DP parameter, if all its noise is Gaussian.
         label : str, default ""
@@ -534,9 +534,9 @@ class BudgetAccountant:
         Parameters
         ----------
         epsilon : float
-            ε of the release.
+            The ε of the release.
         delta : float, default 0.0
-            δ of the release.
+            The δ of the release.
         mu : float, optional
             Its Gaussian-DP parameter, if all its noise is Gaussian.
         label : str, default ""
@@ -610,7 +610,7 @@ def _require_dp_accounting():
 
 
 def pld_epsilon(mus, delta):
-    """ε at δ of Gaussian releases μ₁, μ₂, … composed by ``dp_accounting``'s PLD accountant.
+    """The ε at δ of Gaussian releases μ₁, μ₂, … composed by ``dp_accounting``'s PLD accountant.
 
     A μ-GDP release is a Gaussian mechanism of sensitivity 1 and noise multiplier 1/μ.
 
@@ -619,12 +619,12 @@ def pld_epsilon(mus, delta):
     mus : iterable of float
         The μ of each Gaussian release (μ = Δ/σ).
     delta : float
-        δ in (0, 1).
+        The target δ in (0, 1).
 
     Returns
     -------
     float
-        ε of all releases together at this δ.
+        The ε of all releases together at this δ.
     """
     _require_dp_accounting()
     import dp_accounting

@@ -86,9 +86,9 @@ def analytic_gaussian_delta(sigma, sensitivity, epsilon):
     sigma : float
         Noise standard deviation σ > 0 (``inf``: δ = 0).
     sensitivity : float
-        ℓ2 sensitivity Δ > 0 in the coordinates the noise is added in.
+        The ℓ2 sensitivity Δ > 0 in the coordinates the noise is added in.
     epsilon : float
-        ε ≥ 0.
+        The privacy parameter ε ≥ 0.
 
     Returns
     -------
@@ -234,12 +234,12 @@ def gaussian_sigma(sensitivity, epsilon, delta, method="classic"):
     Parameters
     ----------
     sensitivity : float
-        ℓ2 sensitivity Δ > 0 of the released statistic, in the coordinates the noise is
+        The ℓ2 sensitivity Δ > 0 of the released statistic, in the coordinates the noise is
         added in.
     epsilon : float
-        ε > 0; ``numpy.inf`` returns 0.
+        The privacy parameter ε > 0; ``numpy.inf`` returns 0.
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
     method : {"classic", "analytic"}
         ``"classic"``: :math:`\sigma = \Delta\sqrt{2\ln(1.25/\delta)}/\varepsilon` [DR14]_.  The
         proof needs ε < 1; for ε ≥ 1 a :class:`PrivacyWarning` is issued (the value is still
@@ -328,7 +328,7 @@ def _analytic_sigma(sensitivity, epsilon, delta):
 # Gaussian differential privacy
 # ---------------------------------------------------------------------------------------------
 def gdp_delta(mu, epsilon):
-    r"""δ(ε) of a μ-GDP mechanism [DRS19]_: :math:`\Phi(-\varepsilon/\mu + \mu/2) - e^\varepsilon\Phi(-\varepsilon/\mu - \mu/2)`.
+    r"""The privacy curve δ(ε) of a μ-GDP mechanism [DRS19]_: :math:`\Phi(-\varepsilon/\mu + \mu/2) - e^\varepsilon\Phi(-\varepsilon/\mu - \mu/2)`.
 
     A Gaussian mechanism with sensitivity Δ and noise σ is exactly μ-GDP with μ = Δ/σ; this is
     the same curve as :func:`analytic_gaussian_delta`.
@@ -338,7 +338,7 @@ def gdp_delta(mu, epsilon):
     mu : float
         The Gaussian-DP parameter μ ≥ 0.
     epsilon : float
-        ε ≥ 0.
+        The privacy parameter ε ≥ 0.
 
     Returns
     -------
@@ -360,7 +360,7 @@ def gdp_epsilon(mu, delta):
     mu : float
         The Gaussian-DP parameter μ ≥ 0.
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
 
     Returns
     -------
@@ -388,9 +388,9 @@ def gaussian_mu_bound(epsilon, delta):
     Parameters
     ----------
     epsilon : float
-        ε > 0 (``numpy.inf``: no bound).
+        The privacy parameter ε > 0 (``numpy.inf``: no bound).
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
 
     Returns
     -------
@@ -475,7 +475,7 @@ def symmetric_noise(dim, sigma, *, convention="upper_iid", size=None, random_sta
 
 
 def symmetric_to_vector(A, convention="upper_iid"):
-    r"""Coordinates in which :func:`symmetric_noise` is i.i.d. N(0, σ²).
+    r"""Return the coordinates in which :func:`symmetric_noise` is i.i.d. N(0, σ²).
 
     ``"upper_iid"``: the diagonal and strict upper triangle of A, each once.
     ``"frobenius"``: vecd(A) = (diag A, √2 · strict upper triangle), an isometry

@@ -131,7 +131,7 @@ def analyze_gauss_sensitivity(n_samples, data_norm=1.0):
 
 
 def analyze_gauss_noise_scale(n_samples, epsilon, delta, data_norm=1.0, calibration="classic"):
-    r"""σ of each noise entry of Analyze Gauss's release :math:`X^\top X/n + E`.
+    r"""The standard deviation σ of each noise entry of Analyze Gauss's release :math:`X^\top X/n + E`.
 
     Δ from :func:`analyze_gauss_sensitivity`; ``"classic"`` (the paper):
     :math:`\sigma = \Delta\sqrt{2\ln(1.25/\delta)}/\varepsilon` [DR14]_ Theorem A.1, proved for
@@ -142,9 +142,9 @@ def analyze_gauss_noise_scale(n_samples, epsilon, delta, data_norm=1.0, calibrat
     n_samples : int
         Number of records n ≥ 1.
     epsilon : float
-        ε > 0 (``numpy.inf``: σ = 0).
+        The privacy parameter ε > 0 (``numpy.inf``: σ = 0).
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
     data_norm : float, default 1.0
         Public row-norm bound B.
     calibration : {"classic", "analytic"}, default "classic"
@@ -153,7 +153,7 @@ def analyze_gauss_noise_scale(n_samples, epsilon, delta, data_norm=1.0, calibrat
     Returns
     -------
     float
-        σ of each noise entry.
+        The standard deviation σ of each noise entry.
 
     Examples
     --------
@@ -217,16 +217,16 @@ def mod_sulq_noise_scale(n_features, n_samples, epsilon, delta, data_norm=1.0):
     n_samples : int
         Number of records n ≥ 1.
     epsilon : float
-        ε > 0 (``numpy.inf``: σ = 0).
+        The privacy parameter ε > 0 (``numpy.inf``: σ = 0).
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
     data_norm : float, default 1.0
         Public row-norm bound B.
 
     Returns
     -------
     float
-        β.
+        The noise standard deviation β.
 
     Examples
     --------
@@ -272,7 +272,7 @@ def private_local_sensitivity(data_norm=1.0):
 
 
 def private_local_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic"):
-    r"""σ of each entry of a site's Gaussian noise :math:`E_l` in PrivateLocalPCA.
+    r"""The standard deviation σ of each entry of a site's Gaussian noise :math:`E_l` in PrivateLocalPCA.
 
     :func:`gaussian_sigma` of :func:`private_local_sensitivity` (√2·B²), ``"classic"`` or
     ``"analytic"``; each site's release is then (ε, δ)-DP for its own records.  (The DPDPCA paper's
@@ -281,9 +281,9 @@ def private_local_noise_scale(epsilon, delta, data_norm=1.0, calibration="classi
     Parameters
     ----------
     epsilon : float
-        ε > 0 (``numpy.inf``: σ = 0).
+        The privacy parameter ε > 0 (``numpy.inf``: σ = 0).
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
     data_norm : float, default 1.0
         Public row-norm bound B.
     calibration : {"classic", "analytic"}, default "classic"
@@ -292,7 +292,7 @@ def private_local_noise_scale(epsilon, delta, data_norm=1.0, calibration="classi
     Returns
     -------
     float
-        σ of each noise entry of one site.
+        The standard deviation σ of each noise entry of one site.
     """
     return gaussian_sigma(private_local_sensitivity(data_norm), epsilon, delta, method=calibration)
 
@@ -415,9 +415,9 @@ def kendall_noise_scale(n_samples, epsilon, delta, transform_kind="spherical", r
     n_samples : int
         Number of records n ≥ 2.
     epsilon : float
-        ε > 0 (``numpy.inf``: σ = 0).
+        The privacy parameter ε > 0 (``numpy.inf``: σ = 0).
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
     transform_kind : str, default "spherical"
         ``"spherical"`` or ``"winsorized"`` (or an alias).
     radius : float, optional
@@ -473,7 +473,7 @@ def sgpca_sensitivity(n_samples, n_features, spikes, noise_variance=1.0, *, sens
     spikes : array_like
         The spikes λ_1, …, λ_r > 0 of the model.
     noise_variance : float, default 1.0
-        σ₀² > 0.
+        The noise variance σ₀² > 0.
     sensitivity : {"surrogate", "hp_bound"}, default "surrogate"
         Which form (see above).
     sensitivity_constant : float, default 1.0
@@ -554,9 +554,9 @@ def nsggd_noise_scale(batch_size, epsilon, delta, n_iter, data_norm=1.0):
     batch_size : int
         Batch size b ≥ 1.
     epsilon : float
-        ε > 0 (``numpy.inf``: σ = 0).
+        The privacy parameter ε > 0 (``numpy.inf``: σ = 0).
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
     n_iter : int
         Number of steps T ≥ 1.
     data_norm : float, default 1.0
@@ -613,9 +613,9 @@ def dps_pca_sigma(epsilon, delta, n_iter, data_norm=1.0, method="paper"):
     Parameters
     ----------
     epsilon : float
-        ε > 0 (``numpy.inf``: σ = 0).
+        The privacy parameter ε > 0 (``numpy.inf``: σ = 0).
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
     n_iter : int
         Number of iterations T ≥ 1.
     data_norm : float, default 1.0
@@ -651,7 +651,7 @@ LOCAL_CALIBRATIONS = {
 
 
 def local_sensitivity(data_norm=1.0):
-    r"""ℓ2 sensitivity of one user's report in the local model (Wang & Xu): √2·B².
+    r"""The ℓ2 sensitivity of one user's report in the local model (Wang & Xu): √2·B².
 
     Each user releases the d(d+1)/2 entries on and above the diagonal of :math:`xx^\top` plus
     i.i.d. Gaussian noise (Wang & Xu, IJCAI 2019, Algorithm 1).  In the local model the
@@ -696,9 +696,9 @@ def local_noise_scale(epsilon, delta, data_norm=1.0, calibration="replacement", 
     Parameters
     ----------
     epsilon : float
-        ε > 0 (``numpy.inf``: σ₁ = 0).
+        The privacy parameter ε > 0 (``numpy.inf``: σ₁ = 0).
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
     data_norm : float, default 1.0
         Public row-norm bound B.
     calibration : {"replacement", "paper", "analytic"}, default "replacement"
@@ -801,7 +801,7 @@ DPDPCA_CALIBRATIONS = {
 
 
 def dpdpca_sensitivity(data_norm=1.0, calibration="classic"):
-    r"""ℓ2 sensitivity of DPDPCA's centred scatter in the noise coordinates: 4B², or B² for "paper".
+    r"""The ℓ2 sensitivity of DPDPCA's centred scatter in the noise coordinates: 4B², or B² for "paper".
 
     The data user of DPDPCA (Wang & Chang, IEEE DSC 2018, Algorithm 2) receives the centred
     scatter :math:`S = \sum_i (x_i-\mu)(x_i-\mu)^\top` plus symmetric Gaussian noise.  N is
@@ -830,7 +830,7 @@ def dpdpca_sensitivity(data_norm=1.0, calibration="classic"):
 
 
 def mask_sensitivity(data_norm=1.0):
-    r"""ℓ2 sensitivity of the column sum v = Σ xᵢ under replace-one: ‖x − y‖ ≤ 2B.
+    r"""The ℓ2 sensitivity of the column sum v = Σ xᵢ under replace-one: ‖x − y‖ ≤ 2B.
 
     DPDPCA's data user (Wang & Chang, IEEE DSC 2018, Algorithms 1–2) also receives the masked sum
     :math:`v' = v + b`, b ~ N(0, β²I): a Gaussian
@@ -851,7 +851,7 @@ def mask_sensitivity(data_norm=1.0):
 
 
 def dpdpca_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic", *, mask_mu=0.0):
-    r"""σ of each noise entry of G' (total over all parties), from :func:`privacy.gaussian_sigma`.
+    r"""The standard deviation σ of each noise entry of G' (total over all parties), from :func:`privacy.gaussian_sigma`.
 
     ``"classic"`` and ``"paper"`` use the classic formula (which warns for ε ≥ 1); ``"analytic"``
     the exact one.  This function does not warn about ``"paper"``: the callers that release do.
@@ -872,20 +872,20 @@ def dpdpca_noise_scale(epsilon, delta, data_norm=1.0, calibration="classic", *, 
     Parameters
     ----------
     epsilon : float
-        ε > 0 (``numpy.inf``: σ = 0).
+        The privacy parameter ε > 0 (``numpy.inf``: σ = 0).
     delta : float
-        δ in (0, 1).
+        The privacy parameter δ in (0, 1).
     data_norm : float, default 1.0
         Public row-norm bound B.
     calibration : {"classic", "analytic", "paper"}, default "classic"
         See :data:`DPDPCA_CALIBRATIONS`.
     mask_mu : float, default 0.0
-        μ_b = 2B/β of the masked sum released alongside (0: none).
+        The GDP parameter μ_b = 2B/β of the masked sum released alongside (0: none).
 
     Returns
     -------
     float
-        σ of each noise entry of G′.
+        The standard deviation σ of each noise entry of G′.
 
     Examples
     --------

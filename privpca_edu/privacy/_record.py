@@ -45,7 +45,7 @@ class PrivacyRecord(Mapping):
     calibration : str
         How σ was computed ("classic", "analytic", "paper", …).
     sensitivity : float or None
-        ℓ2 sensitivity in the coordinates the noise is added in (None for samplers).
+        The ℓ2 sensitivity in the coordinates the noise is added in (None for samplers).
     noise_scale : float or None
         The noise standard deviation used (None for samplers).
     is_private : bool
