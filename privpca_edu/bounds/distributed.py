@@ -57,12 +57,12 @@ def dps_pca_success_probability(n_iter, tau, n_samples, n_features):
     n_iter : int
         T, the number of iterations.
     tau : float
-        τ ≥ 0 of the theorem (:func:`dps_pca` takes :math:`\sqrt{2\log(40T)}` by default).
+        The theorem's τ ≥ 0 (:func:`dps_pca` takes :math:`\sqrt{2\log(40T)}` by default).
     n_samples : float or ndarray
-        n > 1 (an array of them gives an array, as in
+        Number of rows n > 1 (an array of them gives an array, as in
         :func:`~privpca_edu.experiments.dps_pca.privacy_for_free_map`).
     n_features : int
-        d.
+        Dimension d.
 
     Returns
     -------

@@ -135,18 +135,20 @@ def elliptical(n_samples=1000, n_features=10, *, family="gaussian", df=1.0, cont
     Parameters
     ----------
     n_samples, n_features : int
-        n ≥ 1 and d ≥ number of spikes (d ≥ k + 1 for "contaminated", so u exists).
-    family : {"gaussian", "t", "contaminated"}
+        Number of rows n ≥ 1 and dimension d ≥ number of spikes (d ≥ k + 1 for "contaminated", so u exists).
+    family : {"gaussian", "t", "contaminated"}, default "gaussian"
+        The law of the rows (see above).
     df : float, default 1.0
-        ν > 0 for ``family="t"`` (``numpy.inf`` gives the Gaussian).
+        Degrees of freedom ν > 0 for ``family="t"`` (``numpy.inf`` gives the Gaussian).
     contamination : float in [0, 1], default 0.05
         Fraction replaced by outliers for ``family="contaminated"``.
     eigenvalues : sequence of float, default (10, 5)
         Spike eigenvalues λ₁ ≥ λ₂ ≥ … > 1 of Σ; the bulk is 1.  Their number k is the number of
         true components.
     outlier_scale : float, optional
-        κ, the outliers' variance along u (default 10λ₁).
-    random_state : None, int or Generator
+        The outliers' variance κ along u (default 10λ₁).
+    random_state : None, int or Generator, default None
+        Seed or generator for every random draw.
 
     Returns
     -------

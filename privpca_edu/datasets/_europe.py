@@ -195,9 +195,9 @@ class EuropeData(SyntheticData):
     nonprivate_pcs : ndarray (n, 2)
         Scores on the two non-private axes, ``X @ components.T`` (PC units).
     smartpca_eigenvalues : ndarray (20,)
-        ℓ_1 … ℓ_20 (the real files' ``.eval``; the simulation's, normalised the same way).
+        The eigenvalues ℓ_1 … ℓ_20 (the real files' ``.eval``; the simulation's, normalised the same way).
     row_norm_bound : float
-        ℓ_1: every row has norm ≤ ℓ_1 by construction (module docstring).  Computed from the
+        The bound ℓ_1: every row has norm ≤ ℓ_1 by construction (module docstring).  Computed from the
         data, so **not** a public bound: never pass it as a private estimator's ``data_norm``.
     source : str
         ``"simulated"`` or ``"Novembre et al. 2008"`` — show it next to every figure.
@@ -217,10 +217,12 @@ class EuropeData(SyntheticData):
 
     @property
     def latitude(self):
+        """ndarray (n,): Latitude in degrees of each person's population (``coords[:, 0]``)."""
         return self.coords[:, 0]
 
     @property
     def longitude(self):
+        """ndarray (n,): Longitude in degrees of each person's population (``coords[:, 1]``)."""
         return self.coords[:, 1]
 
     def __repr__(self):
@@ -262,6 +264,8 @@ def europe(source="synthetic", *, cache_dir=None, data_dir=None, download=True, 
     Returns
     -------
     EuropeData
+        The 1387 × 20 matrix ``X`` with its labels, codes, coordinates, colours, non-private
+        scores, eigenvalues and ``source`` (the fields are described in :class:`EuropeData`).
 
     Raises
     ------

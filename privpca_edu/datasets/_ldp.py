@@ -56,11 +56,11 @@ def ldp_spiked_model(n_features, n_components, *, gap=10.0, support_size=None, r
     Parameters
     ----------
     n_features, n_components : int
-        p and k (1 ≤ k < p).
+        Dimension p and number of components k (1 ≤ k < p).
     gap : float, default 10.0
         Δ > 0.
     support_size : int, optional
-        s with k ≤ s ≤ p for the row-sparse variant.
+        Support size s with k ≤ s ≤ p for the row-sparse variant.
     random_state : None, int or Generator
         Seed or generator; the same value draws the same V as :func:`ldp_spiked`.
 
@@ -122,7 +122,7 @@ def ldp_spiked(
     Parameters
     ----------
     n_samples, n_features, n_components : int
-        n, p and k (1 ≤ k < p).  The **defaults are the book's small setting** where the trends
+        Number of rows n, dimension p and number of components k (1 ≤ k < p).  The **defaults are the book's small setting** where the trends
         are visible (p = 10, k = 2, Δ = 10, n = 10⁵).  The paper's
         dense setting is p = 40, k ∈ {5, 10, 15, 20}, Δ = 1, n = 10⁵; its
         sparse setting p = 400, k = 10, s ∈ {15, 20, 40, 80}, Δ = 1, n = 2000.  At the paper's
@@ -130,7 +130,7 @@ def ldp_spiked(
     gap : float
         Δ > 0, the signal/gap parameter of Wang & Xu's Section 6.
     support_size : int, optional
-        s with k ≤ s ≤ p for the row-sparse variant.
+        Support size s with k ≤ s ≤ p for the row-sparse variant.
     clip : bool
         Scale any row of norm > 1 down to norm 1 (a per-record map: it costs no privacy, and
         matches what the estimators do with ``data_norm=1``); the count is ``info["n_clipped"]``

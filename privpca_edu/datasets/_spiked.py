@@ -38,7 +38,7 @@ def spiked_sparse(
     Parameters
     ----------
     n_samples, n_features, n_components, support_size : int
-        n, d, k and s* (k ≤ s* ≤ d).  Paper defaults: 10⁵, 1000, 5, 10 (X is then 800 MB).
+        Number of rows n, dimension d, number of components k and support size s* (k ≤ s* ≤ d).  Paper defaults: 10⁵, 1000, 5, 10 (X is then 800 MB).
     spike, noise_high : float
         Leading eigenvalue and the upper end of the uniform tail.
     scaling : {"none", "unit", "max_norm"}
@@ -138,7 +138,8 @@ def spiked_sparse_scatter(n_samples=100_000, n_features=1000, n_components=5, su
     Parameters
     ----------
     n_samples, n_features, n_components, support_size : int
-        n, d, k and s*, as for :func:`spiked_sparse`.
+        Number of rows n, dimension d, number of components k and support size s*, as for
+        :func:`spiked_sparse`.
     spike, noise_high : float
         Leading eigenvalue and the upper end of the uniform tail.
     scaling : {"unit", "none"}

@@ -85,7 +85,8 @@ def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0
     Parameters
     ----------
     n_samples, n_features, n_components, support_size : int
-        n, d, k and s* of :func:`~privpca_edu.datasets.spiked_sparse_scatter`.
+        Number of rows n, dimension d, number of components k and support size s* of
+        :func:`~privpca_edu.datasets.spiked_sparse_scatter`.
     data_seed : int, default 0
         The data's seed.
     scaling : {"unit", "none"}, default "unit"
@@ -96,7 +97,7 @@ def model_scatter(n_samples, n_features, n_components, support_size, data_seed=0
     scatter : ndarray, shape (d, d)
         XᵀX (read-only).
     n_samples : int
-        n.
+        Number of rows n.
     truth : ndarray, shape (k, d)
         Q*ᵀ: one true direction per row, as ``data.components``.
     eigenvalues : ndarray, shape (d,)
@@ -134,20 +135,20 @@ def trajectories(scatter, n_samples, truth, *, epsilon, delta, sparsity, n_iter,
     scatter : ndarray, shape (d, d)
         XᵀX (:func:`model_scatter`).
     n_samples : int
-        n.
+        Number of rows n.
     truth : ndarray, shape (k, d)
         The true basis, one direction per row (as :func:`model_scatter` returns it); a (d, k)
         array raises.
     epsilon, delta : float
         The privacy budget of the whole run (``epsilon=inf``: no noise).
     sparsity : int
-        ŝ, the rows kept by each truncation.
+        Truncation level ŝ, the rows kept by each truncation.
     n_iter : int
         T.
     seeds : iterable of int or Generator
         One run per seed.
     calibration : str, default "paper"
-        σ's calibration (:func:`~privpca_edu.privacy.dps_pca_sigma`'s ``method``).
+        The calibration of σ (:func:`~privpca_edu.privacy.dps_pca_sigma`'s ``method``).
     threshold_init : bool, default False
         Truncate the random start to ŝ rows.
     noise : {"independent", "shared"}, default "independent"
@@ -347,13 +348,13 @@ def final_error(method, scatter, n_samples, truth, *, epsilon, delta, sparsity=5
     scatter : ndarray, shape (d, d)
         XᵀX (:func:`model_scatter`).
     n_samples : int
-        n.
+        Number of rows n.
     truth : ndarray, shape (k, d)
         The true basis, one direction per row; a (d, k) array raises.
     epsilon, delta : float
         The privacy budget.
     sparsity : int, default 50
-        ŝ (DPS-PCA only).
+        Truncation level ŝ (DPS-PCA only).
     n_iter : int, default 10
         T (DPS-PCA only).
     ppca_sweeps : int, default 1000

@@ -132,7 +132,7 @@ def method_losses(X, truth, epsilons=(1.0,), delta=1e-5, *, methods=METHODS, bas
     epsilons : sequence of float, default (1.0,)
         The ε values.
     delta : float, default 1e-5
-        δ.
+        Privacy parameter δ.
     methods : sequence of str, default METHODS
         Which methods to run (entries of :data:`METHODS`).
     baselines : {"paper", "private"}, default "paper"
@@ -571,7 +571,7 @@ def precompute_explorer_bounds(n_features=10, dfs=None):
     Parameters
     ----------
     n_features : int, default 10
-        d, as passed to :func:`heavy_tails_explorer`.
+        Dimension d, as passed to :func:`heavy_tails_explorer`.
     dfs : sequence of float, optional
         The degrees of freedom ν to prepare (default :data:`DF_OPTIONS`, the slider's values).
     """

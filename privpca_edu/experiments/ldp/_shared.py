@@ -116,11 +116,16 @@ def second_moment(n_samples, n_features, n_components, *, gap=10.0, support_size
 
     Parameters
     ----------
-    n_samples, n_features, n_components, gap, support_size
-        As :func:`privpca_edu.datasets.ldp_spiked`.
-    random_state : int
+    n_samples, n_features, n_components : int
+        Number of users n, dimension p and number of components k (1 ≤ k < p), as
+        :func:`privpca_edu.datasets.ldp_spiked`.
+    gap : float, default 10.0
+        Signal/gap parameter Δ > 0, as :func:`privpca_edu.datasets.ldp_spiked`.
+    support_size : int, optional
+        Support size s with k ≤ s ≤ p for the row-sparse model; default dense.
+    random_state : int, default 0
         Seed: the model (V) depends on (p, k, Δ, s, seed) only, so curves over n share it.
-    method : {"auto", "wishart", "data"}
+    method : {"auto", "wishart", "data"}, default "auto"
         ``"wishart"``: S drawn from its exact law (needs n ≥ p); ``"data"``: n rows generated in
         chunks and clipped to norm 1; ``"auto"``: Wishart when n ≥ p and n·p > 2·10⁵.
 

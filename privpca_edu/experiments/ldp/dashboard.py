@@ -242,19 +242,19 @@ def ldp_dashboard_data(epsilon=4.0, n_samples=1_000_000, n_features=20, support_
     Parameters
     ----------
     epsilon : float, default 4.0
-        ε of each user's report (and of the central mechanism).
+        Privacy parameter ε of each user's report (and of the central mechanism).
     n_samples : int, default 1_000_000
-        n, at least p; the live point (the curves span :data:`DASHBOARD_N`).
+        Number of users n, at least p; the live point (the curves span :data:`DASHBOARD_N`).
     n_features : int, default 20
-        p.
+        Dimension p.
     support_size : int, default 4
-        s, the number of non-zero rows of the true V (k ≤ s ≤ p).
+        Support size s, the number of non-zero rows of the true V (k ≤ s ≤ p).
     n_components : int, default 2
-        k, 1 ≤ k < p.
+        Number of components k, 1 ≤ k < p.
     gap : float, default 10.0
         Δ of :func:`~privpca_edu.datasets.ldp_spiked`.
     delta : float, default 1e-4
-        δ of each user's report.
+        Privacy parameter δ of each user's report.
     calibration : {"replacement", "paper", "analytic"}, default "replacement"
         The local calibration (the central one is "analytic" when this is, else "classic").
     n_repeats : int, default 2

@@ -60,11 +60,15 @@ def ldp_error_curves(algorithm="dense", x="n_samples", x_values=(10_000, 100_000
     ----------
     algorithm : {"dense", "sparse"}
         Algorithm 1 (:class:`LocalGaussianPCA`) or 2 (:class:`LocalSparsePCA`).
-    x, curve : str
-        Parameters on the horizontal axis and across curves: ``"n_samples"``, ``"n_features"``,
+    x : str
+        Parameter on the horizontal axis: ``"n_samples"``, ``"n_features"``,
         ``"n_components"``, ``"epsilon"``, ``"support_size"`` (aliases n, p, k, eps, s).
-    x_values, curve_values : sequence
-        The values on the horizontal axis and of the curves.
+    x_values : sequence
+        The values on the horizontal axis.
+    curve : str
+        Parameter across curves, one of the same names as ``x``.
+    curve_values : sequence
+        The values of the curves.
     settings : dict, optional
         The fixed parameters (``n_samples``, ``n_features``, ``n_components``, ``gap``,
         ``epsilon``, ``delta``, ``support_size``); default :data:`BOOK_DENSE` or
@@ -145,10 +149,16 @@ def repetition_errors(algorithm, n_samples, n_features, n_components, *, support
     ----------
     algorithm : {"dense", "sparse"}
         Algorithm 1 or 2.
-    n_samples, n_features, n_components, support_size, gap
-        As :func:`second_moment`.
-    epsilon, delta, calibration
-        Each user's ε, δ and the local calibration.
+    n_samples, n_features, n_components : int
+        Number of users n, dimension p and number of components k, as :func:`second_moment`.
+    support_size : int, optional
+        Support size s of the row-sparse model, as :func:`second_moment`; default dense.
+    gap : float, default 1.0
+        Signal/gap parameter Δ > 0, as :func:`second_moment`.
+    epsilon, delta : float
+        Each user's ε and δ (defaults 2.0 and 1e-4).
+    calibration : {"replacement", "paper", "analytic"}, default "replacement"
+        The local calibration (:func:`~privpca_edu.privacy.local_noise_scale`).
     solver : dict, optional
         Extra :class:`~privpca_edu.LocalSparsePCA` arguments.
     method : {"auto", "wishart", "data"}, default "auto"

@@ -62,7 +62,15 @@ def real_data_repetition(dataset, sparsity_levels=(5, 10, 20), *, n_components=5
     ----------
     dataset : {"digits", "wine", "breast_cancer"}
         The data set (:data:`REAL_DATASETS`).
-    sparsity_levels, n_components, epsilon, delta, calibration, solver
+    sparsity_levels : sequence of int, default (5, 10, 20)
+        As :func:`real_data_table`.
+    n_components : int, default 5
+        As :func:`real_data_table`.
+    epsilon, delta : float
+        As :func:`real_data_table` (defaults 2.0 and 1e-4).
+    calibration : {"replacement", "paper", "analytic"}, default "replacement"
+        As :func:`real_data_table`.
+    solver : dict or tuple of pairs
         As :func:`real_data_table`.
     random_state : None, SeedSequence or Generator
         The noise's randomness.
@@ -121,13 +129,21 @@ def real_data_table(datasets=("digits", "wine", "breast_cancer"), sparsity_level
     sparsity_levels : sequence of int
         The columns s (cells with s < k are NaN).
     n_components : int
-        k (the paper: 10; we default to 5 so that s = 5 is meaningful on wine's 13 features).
-    epsilon, delta, calibration, n_repeats, random_state
-        As elsewhere; the paper's Table 1 uses ε = 2 (δ not stated).
+        Number of components k (the paper: 10; we default to 5 so that s = 5 is meaningful on
+        wine's 13 features).
+    epsilon, delta : float
+        Each user's ε and δ (defaults 2.0 and 1e-4); the paper's Table 1 uses ε = 2 (δ not
+        stated).
+    calibration : {"replacement", "paper", "analytic"}, default "replacement"
+        The local calibration (:func:`~privpca_edu.privacy.local_noise_scale`).
+    n_repeats : int, default 20
+        Runs of Algorithm 2 (noise draws) per cell.
     solver : dict or tuple of pairs
         :class:`LocalSparsePCA` solver arguments; default residual balancing
         (``adaptive_rho=True``), which converges in tens of iterations on these data where the
         fixed penalty occasionally needs more than ``max_iter``.
+    random_state : int, default 0
+        Seed of the noise of every run.
 
     Returns
     -------

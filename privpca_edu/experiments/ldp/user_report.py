@@ -34,17 +34,17 @@ def user_report_example(epsilon=4.0, n_features=10, n_components=2, *, support_s
     Parameters
     ----------
     epsilon : float, default 4.0
-        ε of the report.
+        Privacy parameter ε of the report.
     n_features : int, default 10
-        p.
+        Dimension p.
     n_components : int, default 2
-        k of the population.
+        Number of components k of the population.
     support_size : int, optional
-        s of the population (row-sparse V); default dense.
+        Support size s of the population (row-sparse V); default dense.
     gap : float, default 10.0
         Δ of :func:`~privpca_edu.datasets.ldp_spiked`.
     delta : float, default 1e-4
-        δ of the report.
+        Privacy parameter δ of the report.
     calibration : {"replacement", "paper", "analytic"}, default "replacement"
         The local calibration.
     random_state : int, default 0
