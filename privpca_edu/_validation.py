@@ -62,6 +62,19 @@ def diagnostics(enabled=True):
     (:class:`PrivacyWarning`) and keep such diagnostics (e.g. ``NSGGD.objective_``), and every
     privacy record made in the block says ``is_private=False``: the extra output was not paid for.
 
+    Parameters
+    ----------
+    enabled : bool, default True
+        Turn the diagnostics on (``False``: off inside the block, even within an outer
+        ``diagnostics()``).
+
+    Yields
+    ------
+    None
+        Nothing; the block runs with the setting, and the previous setting is restored on exit.
+
+    Examples
+    --------
     >>> import numpy as np, warnings, privpca_edu as pp
     >>> X = np.eye(3) * 2.0                      # every row has norm 2 > data_norm = 1
     >>> with pp.privacy.diagnostics(), warnings.catch_warnings(record=True) as w:
@@ -80,7 +93,14 @@ def diagnostics(enabled=True):
 
 
 def diagnostics_enabled():
-    """True inside :func:`diagnostics` (the private fits then report data-dependent diagnostics)."""
+    """Tell whether the code runs inside :func:`diagnostics`.
+
+    Returns
+    -------
+    bool
+        True inside ``with diagnostics():`` (the private fits then report data-dependent
+        diagnostics), False outside it or inside ``diagnostics(False)``.
+    """
     return _DIAGNOSTICS.get()
 
 

@@ -39,17 +39,17 @@ class SyntheticData:
 
     @property
     def n_samples(self):
-        """int: Number of records n (rows of ``X``)."""
+        """The number of records n (rows of ``X``)."""
         return self.X.shape[0]
 
     @property
     def n_features(self):
-        """int: Dimension d (columns of ``X``)."""
+        """The dimension d (columns of ``X``)."""
         return self.X.shape[1]
 
     @property
     def n_components(self):
-        """int: Dimension k of the true subspace (rows of ``components``)."""
+        """The dimension k of the true subspace (rows of ``components``)."""
         return self.components.shape[0]
 
     def __repr__(self):  # keep notebook output short: no array dumps

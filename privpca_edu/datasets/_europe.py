@@ -217,12 +217,12 @@ class EuropeData(SyntheticData):
 
     @property
     def latitude(self):
-        """ndarray (n,): Latitude in degrees of each person's population (``coords[:, 0]``)."""
+        """The latitude in degrees of each person's population, shape (n,) (``coords[:, 0]``)."""
         return self.coords[:, 0]
 
     @property
     def longitude(self):
-        """ndarray (n,): Longitude in degrees of each person's population (``coords[:, 1]``)."""
+        """The longitude in degrees of each person's population, shape (n,) (``coords[:, 1]``)."""
         return self.coords[:, 1]
 
     def __repr__(self):

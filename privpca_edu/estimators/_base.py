@@ -64,7 +64,7 @@ def _immutable_params_key(params):
 
 
 class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
-    """scikit-learn estimator base of every PCA here: validation, ``transform``, ``inverse_transform``.
+    """Base scikit-learn estimator of every PCA here: validation, ``transform``, ``inverse_transform``.
 
     Subclasses store their constructor arguments unchanged, declare ``_parameter_constraints``
     and validate parameters and data once, at the start of ``fit``, through
@@ -152,12 +152,33 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """Project X onto the fitted components: ``(X - mean_) @ components_.T``.
 
         Private estimators work with the uncentred second moment, so ``mean_`` is 0 for them.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            The rows to project (finite, with the features seen in ``fit``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+            The scores: the coordinates of each row on the fitted components.
         """
         X = self._check_transform_input(X)
         return (X - getattr(self, "mean_", 0.0)) @ self.components_.T
 
     def inverse_transform(self, X):
-        """Map scores (n, k) back to the data space: ``X @ components_ + mean_``."""
+        """Map scores (n, k) back to the data space: ``X @ components_ + mean_``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_components_)
+            Scores, as :meth:`transform` returns them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_in_)
+            The points of the fitted subspace (shifted by ``mean_``) with these scores.
+        """
         check_is_fitted(self)
         Z = check_data(X, "X")
         k = self.components_.shape[0]
