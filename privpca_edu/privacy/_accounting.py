@@ -103,9 +103,9 @@ def compose_basic(epsilon_step, delta_step, n_steps):
     Parameters
     ----------
     epsilon_step : float
-        The ε₀ > 0 of each mechanism.
+        The privacy parameter ε₀ > 0 of each mechanism.
     delta_step : float
-        The δ₀ in [0, 1) of each mechanism.
+        The privacy parameter δ₀ in [0, 1) of each mechanism.
     n_steps : int
         T ≥ 1.
 
@@ -137,9 +137,9 @@ def compose_advanced(epsilon_step, delta_step, n_steps, delta_slack):
     Parameters
     ----------
     epsilon_step : float
-        The ε₀ > 0 of each mechanism.
+        The privacy parameter ε₀ > 0 of each mechanism.
     delta_step : float
-        The δ₀ in [0, 1) of each mechanism.
+        The privacy parameter δ₀ in [0, 1) of each mechanism.
     n_steps : int
         T ≥ 1.
     delta_slack : float
@@ -166,7 +166,7 @@ def _advanced_epsilon(e0, T, delta_slack):
 
 
 def zcdp_rho(sensitivity, sigma, n_steps=1):
-    """The zCDP parameter ρ of T Gaussian mechanisms under zero-concentrated DP [BS16]_: ρ = TΔ²/(2σ²).
+    """The ρ of T Gaussian mechanisms under zero-concentrated DP [BS16]_: ρ = TΔ²/(2σ²).
 
     Parameters
     ----------
