@@ -41,10 +41,21 @@ __all__ = ["LiveFigure", "StaticFigure", "TitleBlock", "band_verts", "new_figure
 
 
 def new_figure(height, *, width=None, layout="constrained"):
-    """A pyplot-free :class:`~matplotlib.figure.Figure` of the book's column width on an Agg canvas.
+    """Create a pyplot-free :class:`~matplotlib.figure.Figure` of the book's column width on an Agg canvas.
 
-    ``height`` in inches at :data:`~._style.DPI` (72: one inch is 72 displayed px); the width is
-    the text column's (:data:`~._style.WIDTH`) unless given.
+    Parameters
+    ----------
+    height : float
+        Height in inches at :data:`~._style.DPI` (72: one inch is 72 displayed px).
+    width : float, optional
+        Width in inches; the text column's (:data:`~._style.WIDTH`) when not given.
+    layout : str or None, default "constrained"
+        The figure's layout engine, as :class:`~matplotlib.figure.Figure` takes it.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, drawn in the house style, with a :class:`FigureCanvasAgg` attached.
     """
     with S.house():
         fig = Figure(figsize=(width or S.WIDTH, height), dpi=S.DPI, layout=layout)
@@ -77,8 +88,25 @@ def wrap(text, width):
 
 
 def encode_png(rgba):
-    """An (h, w, 4) uint8 image as RGB PNG bytes (Pillow, zlib level 1: fast, a little larger).
+    """Encode an (h, w, 4) uint8 image as RGB PNG bytes (Pillow, zlib level 1: fast, a little larger).
 
+    Parameters
+    ----------
+    rgba : array_like of uint8, shape (h, w, 4)
+        The pixels, e.g. ``canvas.buffer_rgba()``; the alpha channel is dropped.
+
+    Returns
+    -------
+    bytes
+        The PNG file's bytes.
+
+    Raises
+    ------
+    ValueError
+        If ``rgba`` is not of shape (h, w, 4).
+
+    Notes
+    -----
     Pillow reads the RGBA pixels as "RGBX" (alpha skipped while unpacking): no RGB copy is made
     in numpy first.
     """
@@ -129,6 +157,21 @@ class TitleBlock(Artist):
     ``set("(c) ε = ", "4")`` with one argument per line; a line is a string or a tuple of
     pieces.  The block is one artist (added to the axes, animated when ``animated``); its pieces
     are its children.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes the block sits above (it is added to them).
+    rows : int
+        Number of lines.
+    animated : bool, default True
+        Mark the block animated (drawn over a cached background, see :class:`LiveFigure`).
+    fontsize : float or str, optional
+        Font size; the axes title size (``rcParams["axes.titlesize"]``) when not given.
+    linespacing : float, default 1.2
+        Distance between baselines, in multiples of the font size.
+    **text_kw
+        Further :class:`~matplotlib.text.Text` properties of every piece (colour, weight, ...).
     """
 
     def __init__(self, ax, rows, *, animated=True, fontsize=None, linespacing=1.2, **text_kw):
@@ -171,8 +214,19 @@ class TitleBlock(Artist):
         return line[i]
 
     def wrap_at(self, margin):
-        """Wrap every line between words ``margin`` px short of the figure's right edge (``None``:
-        never wrap, one row of pieces per line)."""
+        """Wrap every line between words, ``margin`` px short of the figure's right edge.
+
+        Parameters
+        ----------
+        margin : float or None
+            Distance in px from the figure's right edge that no line may cross; ``None``: never
+            wrap (one row of pieces per line).
+
+        Returns
+        -------
+        TitleBlock
+            The block itself.
+        """
         self.wrap_margin = None if margin is None else float(margin)
         for line in self.pieces:
             for piece in line:
@@ -180,7 +234,19 @@ class TitleBlock(Artist):
         return self.set(*self._lines)
 
     def set(self, *lines):
-        """Set the text: one argument per line (a string, or a tuple of pieces drawn in a row)."""
+        """Set the text, one argument per line.
+
+        Parameters
+        ----------
+        *lines : str or tuple of str
+            One per line, at most as many as the block's rows: a string, or a tuple of pieces
+            drawn in a row; missing lines are left empty.
+
+        Returns
+        -------
+        TitleBlock
+            The block itself.
+        """
         if len(lines) > len(self.pieces):
             raise ValueError(f"this title has {len(self.pieces)} lines, got {len(lines)}")
         for row in range(len(self.pieces)):
@@ -197,12 +263,25 @@ class TitleBlock(Artist):
         return self
 
     def get_text(self):
-        """The title as one string (lines joined by newlines), e.g. for tests and alt text."""
+        """Return the title as one string, e.g. for tests and alt text.
+
+        Returns
+        -------
+        str
+            The lines joined by newlines.
+        """
         if self.wrap_margin is not None:
             return "\n".join(self._lines).rstrip("\n")
         return "\n".join("".join(p.get_text() for p in line) for line in self.pieces).rstrip("\n")
 
     def get_children(self):
+        """Return the pieces, line after line.
+
+        Returns
+        -------
+        list of matplotlib.text.Text
+            Every piece (empty ones included).
+        """
         return [piece for line in self.pieces for piece in line]
 
     def _width(self, piece, renderer):
@@ -260,6 +339,18 @@ class TitleBlock(Artist):
                 shift.clear().translate(x, y)
 
     def get_window_extent(self, renderer=None):
+        """Return the display box of the non-empty pieces, after placing them.
+
+        Parameters
+        ----------
+        renderer : matplotlib.backend_bases.RendererBase, optional
+            The renderer to measure with; the figure canvas's when not given.
+
+        Returns
+        -------
+        matplotlib.transforms.Bbox
+            The union of the pieces' boxes (a null box when the title is empty).
+        """
         if renderer is None:
             renderer = self.axes.get_figure(root=True).canvas.get_renderer()
         self._place(renderer)
@@ -267,6 +358,13 @@ class TitleBlock(Artist):
         return Bbox.union(boxes) if boxes else Bbox.null()
 
     def draw(self, renderer):
+        """Place the pieces on their baselines (wrapping if asked) and draw them.
+
+        Parameters
+        ----------
+        renderer : matplotlib.backend_bases.RendererBase
+            The renderer of the draw in progress.
+        """
         if not self.get_visible():
             return
         self._place(renderer)
@@ -302,6 +400,11 @@ class LiveFigure:
     projected before drawing (the view must not change between frames); set ``blit = False``
     to always draw in full.  ``benchmarks/bench_widgets.py --compare-plain`` measures what
     blitting buys against a full ``canvas.draw()`` per slider move.
+
+    Parameters
+    ----------
+    data : object, optional
+        A first experiment result to draw (as :meth:`draw`); nothing is drawn when ``None``.
     """
 
     height = 4.0
@@ -345,7 +448,13 @@ class LiveFigure:
         raise NotImplementedError
 
     def alt_text(self):
-        """What the figure shows, in words (alt text of the image in the book)."""
+        """Return what the figure shows, in words (the alt text of the image in the book).
+
+        Returns
+        -------
+        str
+            :attr:`alt`, or the first paragraph of the class docstring.
+        """
         return self.alt or (self.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
 
     def _animate(self, *artists):
@@ -373,7 +482,20 @@ class LiveFigure:
 
     # -- public ------------------------------------------------------------------------------
     def draw(self, data, notes=()):
-        """Show ``data`` (an experiment result) and clear any error message."""
+        """Show an experiment result and clear any error message.
+
+        Parameters
+        ----------
+        data : object
+            The experiment result the subclass's ``_draw`` reads (a dict's ``"notes"`` are shown).
+        notes : iterable of str, default ()
+            Caveats to show at the bottom (see :meth:`set_notes`).
+
+        Returns
+        -------
+        LiveFigure
+            The figure itself.
+        """
         with S.house():
             self._draw(data)
         self.data = data
@@ -386,14 +508,36 @@ class LiveFigure:
         return self
 
     def show_error(self, message):
-        """Write ``message`` in red over the axes (the last good drawing stays beneath it)."""
+        """Write a message in red over the axes; the last good drawing stays beneath it.
+
+        Parameters
+        ----------
+        message : str or Exception
+            What went wrong (wrapped at 60 characters).
+
+        Returns
+        -------
+        LiveFigure
+            The figure itself.
+        """
         self.error = str(message)
         self._error.set_text("Cannot draw this setting:\n" + wrap(self.error, 60))
         self._error.set_visible(True)
         return self
 
     def set_notes(self, notes):
-        """A brown line at the bottom: caveats the reader should see (weak δ, …)."""
+        """Show caveats the reader should see (weak δ, ...) in brown at the bottom.
+
+        Parameters
+        ----------
+        notes : iterable of str
+            The notes; empty and repeated ones are dropped, the first two are shown.
+
+        Returns
+        -------
+        LiveFigure
+            The figure itself.
+        """
         seen = []
         for n in notes:
             if n and n not in seen:
@@ -460,7 +604,13 @@ class LiveFigure:
                 self.fig.draw_artist(message)
 
     def png(self):
-        """Render the figure and return PNG bytes."""
+        """Render the figure and return its PNG bytes.
+
+        Returns
+        -------
+        bytes
+            The rendered figure as a PNG file.
+        """
         self.render()
         return encode_png(np.asarray(self.fig.canvas.buffer_rgba()))
 
