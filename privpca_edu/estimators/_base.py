@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions  # noqa: F401  (StrOptions: subclasses)
 from sklearn.utils.metaestimators import available_if
@@ -113,22 +114,6 @@ BOOLEAN = ["boolean"]
 ACCOUNTANT = [None, HasMethods(["check_estimator", "spend_record"])]
 
 
-_IMMUTABLE = (bool, int, float, str, type(None), np.integer, np.floating, np.bool_)
-
-
-def _immutable_params_key(params):
-    """A hashable key of the parameter values when all are immutable scalars or generator objects, else None."""
-    key = []
-    for name, value in params.items():
-        if isinstance(value, _IMMUTABLE):
-            key.append((name, type(value), value))
-        elif isinstance(value, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
-            key.append((name, type(value)))  # the constraint checks the type only
-        else:
-            return None
-    return tuple(key)
-
-
 class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """scikit-learn estimator base of every PCA here: validation, ``transform``, ``inverse_transform``.
 
@@ -146,36 +131,24 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
             delattr(self, key)
 
-    @classmethod
-    def _get_param_names(cls):
-        # scikit-learn reads the __init__ signature on every get_params (and so on every fit, in
-        # _validate_params); it never changes for a class, so read it once per class.
-        names = cls.__dict__.get("_param_names_cache")
-        if names is None:
-            names = super()._get_param_names()
-            cls._param_names_cache = names
-        return names
-
     def _validate_params(self):
-        # scikit-learn's constraint check costs ~50 µs, as much as a whole small fit.  Whether a
-        # set of immutable parameter values (numbers, strings, None; generators by their type,
-        # which is all the constraint looks at) satisfies the class's constraints depends on the
-        # values alone, so each class remembers the value sets it has accepted: a fresh estimator
-        # with the same parameters (a loop of fits, clone, a dashboard) is not checked again.
-        # Anything mutable (an array, a list) is checked every time.
-        key = _immutable_params_key(self.get_params(deep=False))
-        cls = type(self)
-        accepted = cls.__dict__.get("_accepted_params")
-        if key is not None and accepted is not None and key in accepted:
+        """scikit-learn's constraint check of the parameters, once per ``fit``.
+
+        Skipped inside ``sklearn.config_context(skip_parameter_validation=True)`` (scikit-learn's
+        public switch, which its own estimators honour through ``fit``): a loop of many small
+        fits with known-good parameters saves its ~15–25 µs per fit (5–8 % of an AnalyzeGauss fit
+        at n = 2000, d = 20; ``benchmarks/bench_fit_overhead.py`` prints it).  The value checks
+        of :mod:`privpca_edu._validation` (ε, δ, data_norm, n_components, the options) run in
+        every fit whatever the switch says, so a bad value is still refused by name.  (A
+        per-class cache of accepted parameter values did this job before; it saved the same
+        time for every caller but was a second validation layer to maintain.)
+        """
+        if get_config()["skip_parameter_validation"]:
             return
         super()._validate_params()
-        if key is not None:
-            if accepted is None or len(accepted) >= 256:  # bounded: a sweep over many values
-                accepted = set()
-                cls._accepted_params = accepted
-            accepted.add(key)
 
-    def _validate_fit_input(self, X, *, min_samples=1, fitting=True, return_scale=False):
+    def _validate_fit_input(self, X, *, min_samples=1, fitting=True, return_scale=False, check_params=True,
+                            check_finite=True):
         """Check parameters (constraints) and X; return our own float64 copy of X.
 
         The one entry point of every ``fit``: parameters first (a wrong parameter is reported
@@ -184,8 +157,12 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         as ``release_parts``) checks the same things but leaves a fitted estimator as it is.
         ``return_scale=True`` also returns :func:`~privpca_edu._validation.power_of_two_scale` of X
         (from the finiteness check's own max/min: no extra pass; never stored).
+        ``check_params=False``: the caller has just run :meth:`_validate_params` (not twice per fit);
+        ``check_finite=False``: the caller checks finiteness in its own next pass over X
+        (:func:`~privpca_edu._validation.clip_rows` does, from the row norms it needs anyway).
         """
-        self._validate_params()
+        if check_params and not getattr(self, "_accounting_active", False):  # the accountant's wrapper checked
+            self._validate_params()
         if not fitting:
             X = check_data(X, min_samples=min_samples)
             return (X, power_of_two_scale(X)) if return_scale else X
@@ -197,6 +174,8 @@ class PCABase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         else:
             X = validate_data(self, X, dtype=np.float64, copy=True, ensure_min_samples=min_samples,
                               ensure_all_finite=False)
+        if not check_finite:
+            return X
         max_abs = check_finite_rows(X)
         return (X, power_of_two_scale(X, max_abs)) if return_scale else X
 
@@ -355,10 +334,11 @@ class PrivateEstimator(PCABase):
         ``fitting=True`` from ``fit`` (forgets the previous fit, records ``n_features_in_``).
         The number of clipped rows is not stored: it depends on the private data.
         """
-        X = self._validate_fit_input(X, min_samples=min_samples, fitting=fitting)
+        X = self._validate_fit_input(X, min_samples=min_samples, fitting=fitting, check_finite=False)
         epsilon, delta, data_norm = self._validate_privacy()
         k = check_n_components(self.n_components, X.shape[1])
-        X, _ = clip_rows(X, data_norm, copy=False)  # warns only inside privacy.diagnostics()
+        # in place on our copy; refuses NaN/inf from the row norms; warns only inside privacy.diagnostics()
+        X, _ = clip_rows(X, data_norm, copy=False)
         self.n_samples_ = X.shape[0]
         if fitting:
             # ε = ∞ (no noise): the fit works on X/c, c a power of two near max|x| (exact), when XᵀX
