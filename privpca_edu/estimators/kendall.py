@@ -156,8 +156,8 @@ def kendall_tau_matrix(X, transform_kind="spherical", radius=None, *, pair_scale
     recomputed difference) and added back directly as :math:`g(x_i-x_j)g(x_i-x_j)^\top`, in
     chunks of at most 2²⁰ numbers, so the memory stays O(bn) however many such pairs there are.
 
-    **Cost warning.** The time grows like n²d (about 1e-10·n²(d + 30) s on one core); when the
-    estimate for the distinct rows exceeds a minute (n ≳ 2·10⁴ rows for d = 50; hours at
+    **Cost warning.** The time grows like n²d (about 6e-11·n²(d + 25) s on one core); when the
+    estimate for the distinct rows exceeds a minute (n ≳ 1.2·10⁵ rows for d = 50; over an hour at
     n = 10⁶) a warning says so before the pairs are visited.
 
     Parameters
@@ -288,12 +288,12 @@ def _refuse_if_too_slow(n, d):
     estimate = kendall_cost_seconds(n, d)
     if estimate <= limit:
         return
-    per = _KENDALL_SECONDS_PER_PAIR_COORD * (d + 30)
+    per = _KENDALL_SECONDS_PER_PAIR_COORD * (d + _KENDALL_EXTRA_COORDS)
     m_limit = int(math.sqrt(limit / per))
     m_minute = int(math.sqrt(60.0 / per))
     raise ValueError(
         f"KendallDPPCA visits all n(n−1)/2 pairs of rows: with n = {n:,} and d = {d} that is about "
-        f"{_duration(estimate)} on one core (estimate 1e-10·n²(d + 30) s), above the limit of {_duration(limit)} "
+        f"{_duration(estimate)} on one core (estimate {_KENDALL_SECONDS_PER_PAIR_COORD:g}·n²(d + {_KENDALL_EXTRA_COORDS:g}) s), above the limit of {_duration(limit)} "
         f"(privpca_edu.estimators.kendall.KENDALL_FIT_LIMIT_SECONDS).  Options: fit on a uniformly random subsample "
         f"of m rows drawn without looking at the values (m ≤ {m_limit:,} stays under the limit; m = {m_minute:,} takes "
         f"about a minute), which is (ε, δ)-DP for the subsample's n = m with the same sensitivity proof; or raise "
