@@ -83,7 +83,7 @@ def test_readme_pipeline():
 
 @pytest.mark.parametrize("est", _instances(), ids=lambda e: type(e).__name__)
 def test_refit_revalidates_changed_parameters(est):
-    # a refit checks the parameters again: a changed one is refused
+    # a refit with unchanged parameters skips the constraint check; a changed one is checked again
     X = np.random.default_rng(1).standard_normal((30, 4)) / 10
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -94,10 +94,33 @@ def test_refit_revalidates_changed_parameters(est):
             est.fit(X)
 
 
-def test_parameter_check_runs_once_per_fit_and_honours_sklearns_switch():
-    # scikit-learn's constraint check runs once per fit (also with an accountant, also for Kendall,
-    # which checks before its cost estimate), and not at all inside scikit-learn's public
-    # skip_parameter_validation switch
+def test_accepted_parameter_sets_are_remembered_per_class_by_value():
+    # a fresh estimator with parameters its class has accepted before skips scikit-learn's
+    # constraint check (a loop of fits); any other value, or another class, is checked
+    from unittest import mock
+
+    from sklearn.base import BaseEstimator
+
+    from privpca_edu import AnalyzeGauss, ModSuLQ
+
+    X = np.random.default_rng(2).standard_normal((40, 4)) / 10
+    AnalyzeGauss(2, epsilon=0.7, random_state=np.random.default_rng(0)).fit(X)
+    with mock.patch.object(BaseEstimator, "_validate_params", autospec=True) as check:
+        AnalyzeGauss(2, epsilon=0.7, random_state=np.random.default_rng(5)).fit(X)  # same values, another generator
+        assert check.call_count == 0
+        AnalyzeGauss(2, epsilon=0.8, random_state=np.random.default_rng(5)).fit(X)
+        ModSuLQ(2, epsilon=0.7, random_state=np.random.default_rng(5)).fit(X)
+        AnalyzeGauss(2, epsilon=0.7, random_state=0).fit(X)  # an int seed is another type
+        assert check.call_count == 3
+    for bad in (0.0, -1.0, np.nan, "1"):
+        with pytest.raises((ValueError, TypeError), match="epsilon"):
+            AnalyzeGauss(2, epsilon=bad).fit(X)
+
+
+def test_parameter_check_runs_at_most_once_per_fit_and_honours_sklearns_switch():
+    # scikit-learn's constraint check runs at most once per fit (also with an accountant, which is
+    # mutable and so checked every time, and for Kendall, which checks before its cost estimate),
+    # and not at all inside scikit-learn's public skip_parameter_validation switch
     from unittest import mock
 
     import sklearn
@@ -108,13 +131,11 @@ def test_parameter_check_runs_once_per_fit_and_honours_sklearns_switch():
 
     X = np.random.default_rng(2).standard_normal((40, 4)) / 10
     with mock.patch.object(BaseEstimator, "_validate_params", autospec=True) as check:
-        AnalyzeGauss(2, epsilon=0.7, random_state=0).fit(X)
-        assert check.call_count == 1
         AnalyzeGauss(2, epsilon=0.7, random_state=0, accountant=BudgetAccountant(10.0, 1e-3)).fit(X)
+        assert check.call_count == 1
+        KendallDPPCA(2, epsilon=0.61803, random_state=0).fit(X)  # a value set no other test uses
         assert check.call_count == 2
-        KendallDPPCA(2, epsilon=0.7, random_state=0).fit(X)
-        assert check.call_count == 3
         with sklearn.config_context(skip_parameter_validation=True):
-            AnalyzeGauss(2, epsilon=0.7, random_state=0).fit(X)
-            KendallDPPCA(2, epsilon=0.7, random_state=0).fit(X)
-        assert check.call_count == 3
+            AnalyzeGauss(2, epsilon=0.7, random_state=0, accountant=BudgetAccountant(10.0, 1e-3)).fit(X)
+            KendallDPPCA(2, epsilon=0.271828, random_state=0).fit(X)
+        assert check.call_count == 2
