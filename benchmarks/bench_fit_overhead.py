@@ -61,6 +61,21 @@ def _noisy_top_k(X, k, rng):
     return linalg.eigh(A, subset_by_index=(d - k, d - 1), check_finite=False, driver="evr")
 
 
+def _chain_core(X, k, sites, rng):
+    """Plain core of PrivateLocalPCA: per site SᵀS + noise and a top-k eigh, then a merge (one more eigh) per site."""
+    Y = np.array(X, copy=True)
+    d = Y.shape[1]
+    P = None
+    for S in np.array_split(Y, sites):
+        E = np.triu(rng.standard_normal((d, d)))
+        _, U = linalg.eigh(S.T @ S + E + np.triu(E, 1).T, subset_by_index=(d - k, d - 1), check_finite=False,
+                           driver="evr")
+        if P is not None:
+            _, U = linalg.eigh(U @ U.T + P @ P.T, subset_by_index=(d - k, d - 1), check_finite=False, driver="evr")
+        P = U
+    return P
+
+
 def _kendall_core(X):
     Y = np.array(X, copy=True)
     n = Y.shape[0]
@@ -82,7 +97,7 @@ def cases(d, quick):
         ("LocalGaussianPCA", n, lambda: pe.LocalGaussianPCA(2, epsilon=0.5, random_state=0),
          lambda X: _noisy_top_k(X, 2, core_rng)),
         ("PrivateLocalPCA(4 sites)", n, lambda: pe.PrivateLocalPCA(2, epsilon=0.5, n_sites=4, random_state=0),
-         lambda X: _noisy_top_k(X, 2, core_rng)),
+         lambda X: _chain_core(X, 2, 4, core_rng)),
         ("PPCA(gibbs, 20 sweeps)", n, lambda: pe.PPCA(2, epsilon=1.0, sampler="gibbs", n_iter=20, random_state=0),
          None),
         ("DPSPCA(T=10)", n, lambda: pe.DPSPCA(2, epsilon=1.0, delta=1e-5, sparsity=5, n_iter=10, random_state=0),
