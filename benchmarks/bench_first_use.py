@@ -1,6 +1,8 @@
 """What a fresh interpreter pays on first use: ``import privpca_edu``, the first fit, the first slider move.
 
-Each measurement runs in a new interpreter (``--repeats`` times, median), so nothing is cached:
+Each measurement runs in a new interpreter (``--repeats`` times, median), so nothing is cached
+(the last two columns: the child's CPU time, which the machine's other load hardly changes, and
+the wall time of the whole process):
 
 * ``python -c pass`` (the interpreter alone),
 * ``import privpca_edu`` (lazy submodules: nothing heavy yet),
@@ -62,7 +64,8 @@ result = {'import widgets': t1 - t0, 'build dashboard': t2 - t1, 'first move': t
 
 def run(code):
     env = dict(os.environ, MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    wrapped = code + "\nimport json, sys; result['total'] = time.perf_counter() - t0; print(json.dumps(result))"
+    wrapped = code + ("\nimport json, sys; result['total'] = time.perf_counter() - t0; "
+                      "result['process CPU'] = time.process_time(); print(json.dumps(result))")
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", wrapped], capture_output=True, text=True, env=env, check=True)
     result = json.loads(out.stdout.strip().splitlines()[-1])
