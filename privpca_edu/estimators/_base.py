@@ -397,18 +397,20 @@ class PrivateEstimator(PCABase):
                     if hasattr(self, name):
                         setattr(self, name, getattr(self, name) * (c * c))
 
-    def _validate_fit_providers(self, X):
+    def _validate_fit_providers(self, X, *, check_finite=True):
         """``fit`` input of the distributed estimators: one array, or a list of providers' arrays.
 
         Providers are recognised only as a non-empty list (or tuple) of 2-D numpy arrays; anything
         else (a list of lists, say) is one data set, validated like any X.  Returns a list of our
-        own float64 copies, all with the same number of features (``n_features_in_``).
+        own float64 copies, all with the same number of features (``n_features_in_``).  ``check_finite=False``
+        for a caller that clips the single array whole next (:func:`~privpca_edu._validation.clip_provider_rows`
+        refuses NaN/inf, naming the rows): X is not scanned twice.
         """
         if isinstance(X, (list, tuple)) and len(X) == 0:
             self._validate_params()
             raise ValueError("X is empty: pass a 2-D array, or a list of 2-D numpy arrays (at least one provider)")
         if not is_provider_list(X):
-            return [self._validate_fit_input(X)]
+            return [self._validate_fit_input(X, check_finite=check_finite)]
         self._validate_params()
         self._forget_fit()
         parts = [check_data(P, name=f"X[{i}]") for i, P in enumerate(X)]

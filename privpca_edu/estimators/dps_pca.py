@@ -217,7 +217,7 @@ class DPSPCA(PrivateEstimator):
 
     def fit(self, X, y=None):
         """Fit on one array (N = 1) or a list of per-provider 2-D numpy arrays (sizes may differ)."""
-        providers = self._validate_fit_providers(X)
+        providers = self._validate_fit_providers(X, check_finite=False)  # NaN/inf: refused by the clipping below
         epsilon, delta, data_norm = self._validate_privacy()
         d = providers[0].shape[1]
         k = check_n_components(self.n_components, d)

@@ -85,6 +85,11 @@ def test_clip_rows_refuses_nan_and_inf_by_row():
     X[3, 1] = np.inf
     with pytest.raises(ValueError, match=r"rows \[3\]"):
         pe.AnalyzeGauss(1).fit(X)
+    Y = np.ones((40, 3)) / 10
+    Y[27, 0] = np.nan  # in the second of two sites: the row is named in the caller's numbering
+    for est in (pe.DPSPCA(1), pe.PrivateLocalPCA(1, n_sites=2), pe.ModSuLQ(1)):
+        with pytest.raises(ValueError, match=r"contains NaN or infinity: rows \[27\]"):
+            est.fit(Y)
 
 
 BAD_VALUES = [
