@@ -377,7 +377,7 @@ class PrivateEstimator(PCABase):
         X = self._validate_fit_input(X, min_samples=min_samples, fitting=fitting, check_finite=False)
         epsilon, delta, data_norm = self._validate_privacy()
         k = check_n_components(self.n_components, X.shape[1])
-        # in place on our copy; refuses NaN/inf from the row norms; warns only inside privacy.diagnostics()
+        # in place on the fit's own copy; refuses NaN/inf from the row norms; warns only inside privacy.diagnostics()
         X, _ = clip_rows(X, data_norm, copy=False)
         self.n_samples_ = X.shape[0]
         if fitting:
