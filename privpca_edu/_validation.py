@@ -306,8 +306,9 @@ def row_norms(X):
     if bad.any():
         rows = X[bad]
         m = np.max(np.abs(rows), axis=1)
-        scaled = rows / m[:, None]
-        norms[bad] = m * np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+        with np.errstate(invalid="ignore"):  # a row holding NaN or inf keeps a NaN norm
+            scaled = rows / m[:, None]
+            norms[bad] = m * np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
     return norms
 
 
@@ -332,7 +333,8 @@ def clip_rows(X, data_norm, *, name="X", warn=None, copy=True):
     ``data_norm`` is a *public* bound supplied by the user (the privacy proofs assume it);
     it is never estimated from the data.  Works on a copy, so the caller's array is never
     modified; ``copy=False`` is for callers that pass their *own* float64 copy (from
-    :func:`check_data`) and saves a second copy of a large X.
+    :func:`check_data`) and saves a second copy of a large X.  NaN or infinity in X is refused
+    (as :func:`check_finite_rows` does), found from the row norms at no extra pass over X.
     ``warn=None`` (the default, what the private estimators use) issues a :class:`PrivacyWarning`
     only inside :func:`diagnostics`: *whether* rows were clipped depends on the private data (one
     replaced row decides it), so by default nothing is said.  ``warn=True`` always warns (for the
@@ -350,15 +352,18 @@ def clip_rows(X, data_norm, *, name="X", warn=None, copy=True):
     data_norm = check_data_norm(data_norm)
     X = np.array(X, dtype=np.float64, copy=True) if copy else X
     norms = row_norms(X)
+    if not math.isfinite(float(norms.sum())):  # NaN/inf in X (row_norms itself never overflows)
+        check_finite_rows(X, name)
     # A tiny relative slack so rows already normalised to the bound are not "clipped".
     over = norms > data_norm * (1 + 1e-12)
     n_clipped = int(over.sum())
     if n_clipped:
-        scale = data_norm / norms
+        scale = np.ones_like(norms)
+        scale[over] = data_norm / norms[over]
         # B/‖x‖ loses precision (subnormal) for ‖x‖ near the largest float: use B·(x/‖x‖) there
-        tiny = over & (scale < 1e-290)
-        over &= ~tiny
-        X[over] *= scale[over][:, None]
+        tiny = scale < 1e-290
+        scale[tiny] = 1.0
+        X *= scale[:, None]  # in place, rows within the bound times 1.0 (no copy of the clipped rows)
         if tiny.any():
             X[tiny] = X[tiny] / norms[tiny][:, None] * data_norm
         if diagnostics_enabled() if warn is None else warn:

@@ -36,3 +36,14 @@ def test_bench_twins_runs():
                           capture_output=True, text=True, timeout=600, env=env, cwd=SCRIPT.parent.parent)
     assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     assert "breakdown (ch. 9)      walk" in proc.stdout and "defaults" in proc.stdout, proc.stdout
+
+
+def test_bench_fit_overhead_quick_runs():
+    # benchmarks/bench_fit_overhead.py reaches into the Kendall pair sum (its core); a quick run guards it
+    script = SCRIPT.parent / "bench_fit_overhead.py"
+    env = dict(os.environ, MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, str(script), "--quick", "--pairs", "3"],
+                          capture_output=True, text=True, timeout=600, env=env, cwd=SCRIPT.parent.parent)
+    assert proc.returncode == 0, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    assert "AnalyzeGauss" in proc.stdout and "KendallDPPCA" in proc.stdout, proc.stdout
+    assert "skip_parameter_validation" in proc.stdout, proc.stdout

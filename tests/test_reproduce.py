@@ -73,6 +73,7 @@ def test_two_loky_workers_give_identical_tables(reference, tmp_path, monkeypatch
     # workers that start for free, and a probe of one task: the pool takes over after the first task
     monkeypatch.setattr(_engine, "WORKER_START_SECONDS", 0.0)
     monkeypatch.setattr(_engine, "_PROBE_SECONDS", 0.0)
+    monkeypatch.setattr(_engine, "_free_cores", lambda: 2)  # whatever else the machine runs
     for paper in PAPERS:
         out = str(tmp_path / paper)
         res = reproduce.run(paper, "quick", n_jobs=2, out=out, progress=False, figures=False)
@@ -94,6 +95,15 @@ def test_work_smaller_than_the_workers_start_up_runs_in_this_process(reference, 
     assert res["runs"][-1]["workers"] == 1
     assert "one process (2 joblib workers asked for" in open(os.path.join(out, "report.md"), encoding="utf-8").read()
     _assert_same_tables(reference["g-dppca"], out)
+
+
+def test_a_busy_machine_gets_no_extra_worker(monkeypatch):
+    import os
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    for load, free in ((0.2, 2), (1.0, 2), (1.6, 1), (2.5, 1), (11.0, 1)):
+        monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
+        assert _engine._free_cores() == free, load
 
 
 def test_the_pool_decision():

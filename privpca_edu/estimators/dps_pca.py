@@ -236,7 +236,7 @@ class DPSPCA(PrivateEstimator):
         DPSPCA
             This estimator, fitted.
         """
-        providers = self._validate_fit_providers(X)
+        providers = self._validate_fit_providers(X, check_finite=False)  # NaN/inf: refused by the clipping below
         epsilon, delta, data_norm = self._validate_privacy()
         d = providers[0].shape[1]
         k = check_n_components(self.n_components, d)

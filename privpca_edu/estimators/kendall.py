@@ -149,8 +149,8 @@ def kendall_tau_matrix(X, transform_kind="spherical", radius=None, *, pair_scale
     recomputed difference) and added back directly as :math:`g(x_i-x_j)g(x_i-x_j)^\top`, in
     chunks of at most 2²⁰ numbers, so the memory stays O(bn) however many such pairs there are.
 
-    **Cost warning.** The time grows like n²d (about 1e-10·n²(d + 30) s on one core); when the
-    estimate for the distinct rows exceeds a minute (n ≳ 2·10⁴ rows for d = 50; hours at
+    **Cost warning.** The time grows like n²d (about 6e-11·n²(d + 25) s on one core); when the
+    estimate for the distinct rows exceeds a minute (n ≳ 1.2·10⁵ rows for d = 50; over an hour at
     n = 10⁶) a warning says so before the pairs are visited.
 
     Parameters
@@ -223,27 +223,51 @@ def _kendall_by_rows(X, counts, kind, r, n_total):
     return acc * (2.0 / (n_total * (n_total - 1)))
 
 
+def _PROJECTION(d):
+    """A fixed vector with irrational-looking, distinct entries (cos of 1, 2, …, d + 1): generic for real data."""
+    return np.cos(np.arange(1.0, d + 2.0))[:d]
+
+
 def _distinct_rows(X):
-    """(X, None) when all rows differ; else (distinct rows, their multiplicities as floats)."""
+    """(X, None) when all rows differ; else (distinct rows, their multiplicities as floats).
+
+    Equal rows have equal projections on any vector, so when the projections ``Σ_j x_ij v_j`` on
+    one fixed generic v all differ (d element-wise passes and one sort of n numbers), so do the
+    rows, and the row-wise sort of ``np.unique(axis=0)`` (~10× the cost at n = 1000, d = 20) is
+    skipped.  The sum is formed column by column with element-wise operations, so equal rows get
+    bit-equal projections (a BLAS product may sum different rows in different orders).
+    """
+    v = _PROJECTION(X.shape[1])
+    p = X[:, 0] * v[0]
+    for j in range(1, X.shape[1]):
+        p += X[:, j] * v[j]
+    p = np.sort(p)
+    if p.size < 2 or bool(np.all(p[1:] != p[:-1])):
+        return X, None
     U, counts = np.unique(X, axis=0, return_counts=True)
     if U.shape[0] == X.shape[0]:
         return X, None
     return U, counts.astype(np.float64)
 
 
-#: Seconds per pair-coordinate of :func:`kendall_tau_matrix` on one core (≈ 1e-10·n²(d + 30):
-#: measured 0.11 s at n = 4000, d = 50; 0.33 s at n = 4000, d = 200), for the warning only.
-_KENDALL_SECONDS_PER_PAIR_COORD = 1e-10
+#: Cost model of :func:`kendall_tau_matrix` on one core: a·n²·(d + c) seconds, for the warning and
+#: the refusal only.  a and c are a least-squares fit (relative errors) of the pair-once computation's
+#: CPU time at n ∈ {2000, 4000, 8000}, d ∈ {10, 50, 200}, one BLAS thread
+#: (``benchmarks/bench_kendall_cost.py``): a = 5.97e-11, c = 24.8, every point within 0.87–1.38× of
+#: the model (e.g. 0.069 s at n = 4000, d = 50; 0.74 s at n = 8000, d = 200).  The earlier model
+#: 1e-10·n²(d + 30), fitted to the blocked form that visited each pair twice, overestimated ~1.9×.
+_KENDALL_SECONDS_PER_PAIR_COORD = 6e-11
+_KENDALL_EXTRA_COORDS = 25.0
 KENDALL_WARN_SECONDS = 60.0
 #: :meth:`KendallDPPCA.fit` refuses (``ValueError`` with the estimate and the options) when
 #: :func:`kendall_cost_seconds` of its public n and d exceeds this many seconds (10 minutes: e.g.
-#: n ≈ 2.7·10⁵ rows at d = 50).  Set it to ``math.inf`` to accept any wait.
+#: n ≈ 3.6·10⁵ rows at d = 50).  Set it to ``math.inf`` to accept any wait.
 KENDALL_FIT_LIMIT_SECONDS = 600.0
 
 
 def kendall_cost_seconds(n_samples, n_features):
     """Rough single-core time of :func:`kendall_tau_matrix` for n distinct rows (not a benchmark)."""
-    return _KENDALL_SECONDS_PER_PAIR_COORD * float(n_samples) ** 2 * (n_features + 30)
+    return _KENDALL_SECONDS_PER_PAIR_COORD * float(n_samples) ** 2 * (n_features + _KENDALL_EXTRA_COORDS)
 
 
 def _duration(seconds):
@@ -257,12 +281,12 @@ def _refuse_if_too_slow(n, d):
     estimate = kendall_cost_seconds(n, d)
     if estimate <= limit:
         return
-    per = _KENDALL_SECONDS_PER_PAIR_COORD * (d + 30)
+    per = _KENDALL_SECONDS_PER_PAIR_COORD * (d + _KENDALL_EXTRA_COORDS)
     m_limit = int(math.sqrt(limit / per))
     m_minute = int(math.sqrt(60.0 / per))
     raise ValueError(
         f"KendallDPPCA visits all n(n−1)/2 pairs of rows: with n = {n:,} and d = {d} that is about "
-        f"{_duration(estimate)} on one core (estimate 1e-10·n²(d + 30) s), above the limit of {_duration(limit)} "
+        f"{_duration(estimate)} on one core (estimate {_KENDALL_SECONDS_PER_PAIR_COORD:g}·n²(d + {_KENDALL_EXTRA_COORDS:g}) s), above the limit of {_duration(limit)} "
         f"(privpca_edu.estimators.kendall.KENDALL_FIT_LIMIT_SECONDS).  Options: fit on a uniformly random subsample "
         f"of m rows drawn without looking at the values (m ≤ {m_limit:,} stays under the limit; m = {m_minute:,} takes "
         f"about a minute), which is (ε, δ)-DP for the subsample's n = m with the same sensitivity proof; or raise "
@@ -440,10 +464,11 @@ class KendallDPPCA(NoisyMatrixMechanism):
 
     # -- NoisyMatrixMechanism hooks ------------------------------------------------------------
     def _prepare(self, X, *, fitting=False, min_samples=2):
-        if isinstance(X, np.ndarray) and X.ndim == 2:  # before the copy and the finiteness pass
+        checked = isinstance(X, np.ndarray) and X.ndim == 2
+        if checked:  # before the copy and the finiteness pass
             self._validate_params()
             _refuse_if_too_slow(*X.shape)
-        X, c = self._validate_fit_input(X, min_samples=2, fitting=fitting, return_scale=True)
+        X, c = self._validate_fit_input(X, min_samples=2, fitting=fitting, return_scale=True, check_params=not checked)
         _refuse_if_too_slow(*X.shape)
         epsilon = check_epsilon(self.epsilon)
         delta = check_delta(self.delta)

@@ -198,7 +198,10 @@ def run(paper, scale="book", *, n_jobs=-1, backend="loky", scheduler=None, out=N
     workers = (f"Dask cluster at {scheduler}" if scheduler else
                f"{n_jobs} Dask worker{'s' * (n_jobs > 1)} (LocalCluster)" if backend == "dask" else
                f"{n_jobs} joblib worker{'s' * (n_jobs > 1)}" if plan.get("workers", n_jobs) == n_jobs else
-               f"one process ({n_jobs} joblib workers asked for; the work was smaller than their start-up)")
+               f"{plan['workers']} joblib workers ({n_jobs} asked for; the other cores were busy)"
+               if plan["workers"] > 1 else
+               f"one process ({n_jobs} joblib workers asked for; the work was smaller than their start-up, "
+               "or the other cores were busy)")
     lines = [
         f"# Reproduction: {module.TITLE}",
         "",

@@ -267,6 +267,22 @@ def _pool_is_warm(n_jobs):
     return last is not None and time.monotonic() - last < _WARM_SECONDS
 
 
+def _free_cores():
+    """Cores this run can have: the CPU count minus the other work on the machine (at least 1).
+
+    The 1-minute load average counts this process too (it is running the probe), so the others'
+    load is ``load − 1``.  Measured on a 2-core machine at load ≈ 10 (``dps-pca --scale book``):
+    two workers took 1.07× and 1.72× the wall time of one, since new workers then only add start-up
+    and contention.  Without a load average (Windows) every core counts as free.
+    """
+    n = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - no load average on this platform
+        return n
+    return max(1, min(n, int(n - max(load - 1.0, 0.0) + 0.5)))
+
+
 def _worth_a_pool(seconds_done, cost_done, cost_left, n_jobs):
     """Whether ``n_jobs`` new workers finish the remaining work sooner than this process alone.
 
@@ -287,7 +303,8 @@ def _iter_loky(jobs, costs, n_jobs, plan):
 
     Unless a pool of that size is already running, the costliest tasks run here first for
     :data:`_PROBE_SECONDS`; from their speed and the estimated costs of the rest, the rest goes to
-    a pool only if starting one pays off (:func:`_worth_a_pool`); otherwise it runs here too.  So
+    a pool only if starting one pays off (:func:`_worth_a_pool`) and the machine has cores to spare
+    (:func:`_free_cores`; the pool then has at most that many workers); otherwise it runs here too.  So
     ``n_jobs = 2`` is never much slower than one worker on work smaller than the workers' start-up.
     Results do not depend on where a task runs (each has its own seed and one BLAS thread).
     """
@@ -298,7 +315,8 @@ def _iter_loky(jobs, costs, n_jobs, plan):
             yield _indexed_call(*jobs[done])
             cost_done += costs[done]
             done += 1
-        if not _worth_a_pool(time.perf_counter() - t0, cost_done, sum(costs[done:]), n_jobs):
+        n_jobs = min(n_jobs, _free_cores())  # a busy machine has no core for another worker
+        if n_jobs > 1 and not _worth_a_pool(time.perf_counter() - t0, cost_done, sum(costs[done:]), n_jobs):
             n_jobs = 1
     plan["workers"] = n_jobs
     if n_jobs == 1:  # in this process: no pickling, no pool to start

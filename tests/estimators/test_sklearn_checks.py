@@ -115,3 +115,27 @@ def test_accepted_parameter_sets_are_remembered_per_class_by_value():
     for bad in (0.0, -1.0, np.nan, "1"):
         with pytest.raises((ValueError, TypeError), match="epsilon"):
             AnalyzeGauss(2, epsilon=bad).fit(X)
+
+
+def test_parameter_check_runs_at_most_once_per_fit_and_honours_sklearns_switch():
+    # scikit-learn's constraint check runs at most once per fit (also with an accountant, which is
+    # mutable and so checked every time, and for Kendall, which checks before its cost estimate),
+    # and not at all inside scikit-learn's public skip_parameter_validation switch
+    from unittest import mock
+
+    import sklearn
+    from sklearn.base import BaseEstimator
+
+    from privpca_edu import AnalyzeGauss, KendallDPPCA
+    from privpca_edu.accounting import BudgetAccountant
+
+    X = np.random.default_rng(2).standard_normal((40, 4)) / 10
+    with mock.patch.object(BaseEstimator, "_validate_params", autospec=True) as check:
+        AnalyzeGauss(2, epsilon=0.7, random_state=0, accountant=BudgetAccountant(10.0, 1e-3)).fit(X)
+        assert check.call_count == 1
+        KendallDPPCA(2, epsilon=0.61803, random_state=0).fit(X)  # a value set no other test uses
+        assert check.call_count == 2
+        with sklearn.config_context(skip_parameter_validation=True):
+            AnalyzeGauss(2, epsilon=0.7, random_state=0, accountant=BudgetAccountant(10.0, 1e-3)).fit(X)
+            KendallDPPCA(2, epsilon=0.271828, random_state=0).fit(X)
+        assert check.call_count == 2
