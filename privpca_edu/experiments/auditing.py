@@ -201,7 +201,7 @@ def gdp_audit(mechanism="Analyze Gauss (analytic σ)", sigma_multiplier=1.0, n_d
 # ---------------------------------------------------------------------------------------------
 # Recipe D
 # ---------------------------------------------------------------------------------------------
-#: The d = 2 neighbouring pair of recipes D and E (as in tests/test_audit.py): three rows on e₁,
+#: The d = 2 neighbouring pair of recipes D and E (as in tests/audit/test_audit.py): three rows on e₁,
 #: and the same with the last row moved to e₂.
 PPCA_PAIR = (np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]]), np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
 

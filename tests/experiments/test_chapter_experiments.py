@@ -314,7 +314,7 @@ def test_benchmark_script_runs():
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_chapters_4_5.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_chapters_4_5.py"
     env = dict(os.environ, MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1")
     proc = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=600,
                           env=env, cwd=script.parent.parent)
