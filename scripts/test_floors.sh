@@ -69,9 +69,10 @@ export MPLBACKEND=Agg OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 export TMPDIR="$WORK/tmp" MPLCONFIGDIR="$WORK/mpl"
 log "$(date -u +%H:%M:%S) fast tier starts"
 set +e
-# test_book_launch.py drives the book's Sphinx extension (the book extra, not a library floor).
-# Paths among the pytest arguments replace tests/.
-targets=(tests --ignore=tests/browser --ignore=tests/book/test_book_launch.py)
+# test_book_launch.py drives the book's Sphinx extension and test_live_kernel_server.py the book's
+# Jupyter server (the book extra: not library floors).  Paths among the pytest arguments replace tests/.
+targets=(tests --ignore=tests/browser --ignore=tests/book/test_book_launch.py
+         --ignore=tests/book/test_live_kernel_server.py)
 for arg in ${pytest_args[@]+"${pytest_args[@]}"}; do
     case "$arg" in -*) ;; *) [ -e "${arg%%::*}" ] && targets=() ;; esac
 done
