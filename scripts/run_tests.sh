@@ -88,7 +88,7 @@ if [ "$floors" -eq 1 ]; then
     floors_log="$floors_dir/test_floors.log"
     # nice: the main run keeps its core; the floors run takes what is left.  setsid: its own
     # process group, so that an interrupted run stops it (with its pytest) too.
-    setsid nice -n 5 bash scripts/test_floors.sh >"$floors_log" 2>&1 &
+    setsid nice -n 19 bash scripts/test_floors.sh >"$floors_log" 2>&1 &
     floors_pid=$!
     trap 'kill -- -"$floors_pid" 2>/dev/null; exit 130' INT TERM
     echo "[run_tests] floors run (scripts/test_floors.sh) started in the background, log: $floors_log" \
