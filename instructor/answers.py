@@ -25,7 +25,7 @@ solution with the package, never typed in, so they follow the package.
     python -m instructor.answers --check   # exit 1 if the key file is stale
     python -m instructor.answers --term 7 --keys PATH   # a term's key file
 
-``tests/test_coursekit.py`` checks that the key file matches, that every solution passes its
+``tests/coursekit/test_coursekit.py`` checks that the key file matches, that every solution passes its
 check, that the templates reproduce the book's text and that the term variants differ.
 """
 

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # The declared minimum versions, tested: a throw-away venv gets the LOWEST versions that
 # pyproject.toml allows for each direct dependency (uv's --resolution lowest-direct) with the
-# test and crypto extras, then runs the fast tier of the suite in it.  Not part of CI's default run (it
-# downloads and installs a second environment: a few minutes); run it when a floor changes.
+# test and crypto extras, then runs the fast tier of the suite in it.  The full tier
+# (scripts/run_tests.sh with no paths, i.e. CI) runs this in the background beside its own pytest.
+#
+# Everything happens in one temp folder: a copy of the source tree (the package is installed
+# editable from the copy, so no egg-info or build folder is written into the repository, and
+# tests that write next to themselves write into the copy), the venv, TMPDIR (pytest's tmp_path,
+# Hypothesis) and MPLCONFIGDIR, so that it can run at the same time as another test run.
 #
 #   bash scripts/test_floors.sh            # build the venv in a temp folder, run the fast tier, remove it
 #   bash scripts/test_floors.sh --keep DIR # keep (and reuse) the venv in DIR
@@ -25,13 +30,24 @@ while [ $# -gt 0 ]; do
 done
 
 PYTHON="${PYTHON:-python3}"
+WORK="$(mktemp -d -t privpca-floors-XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
 if [ -n "$keep" ]; then
-    VENV="$keep"
+    mkdir -p "$keep"
+    VENV="$(cd "$keep" && pwd)"
 else
-    VENV="$(mktemp -d -t privpca-floors-XXXXXX)"
-    trap 'rm -rf "$VENV"' EXIT
+    VENV="$WORK/venv"
 fi
 log() { echo "[test_floors] $*"; }
+
+# The copy: the tracked tree as it is on disk, without environments, builds and caches.
+SRC="$WORK/src"
+mkdir -p "$SRC" "$WORK/tmp" "$WORK/mpl"
+tar -C "$ROOT" -cf - --exclude=./.git --exclude=./.venv --exclude=./_build --exclude=./build \
+    --exclude=./dist --exclude='*.egg-info' --exclude=__pycache__ --exclude=.pytest_cache \
+    --exclude=.hypothesis --exclude=./reproduce-results --exclude=./.privpca_edu_cache \
+    --exclude=node_modules --exclude=./book/_vendor . | tar -C "$SRC" -xf -
+cd "$SRC"
 
 if [ ! -x "$VENV/bin/python" ]; then
     log "creating $VENV with $("$PYTHON" --version)"
@@ -43,16 +59,20 @@ log "installing the lowest allowed direct dependencies (uv pip install --resolut
 "$VENV/bin/python" -m uv pip install --quiet --python "$VENV/bin/python" --resolution lowest-direct --upgrade -e ".[test,crypto]"
 "$VENV/bin/python" - <<'PY'
 from importlib.metadata import version
-names = ["numpy", "scipy", "matplotlib", "ipywidgets", "threadpoolctl", "scikit-learn", "pytest", "hypothesis"]
-print("[test_floors] versions: " + ", ".join(f"{n} {version(n)}" for n in names))
+import sys
+names = ["numpy", "scipy", "matplotlib", "ipywidgets", "threadpoolctl", "scikit-learn", "gmpy2", "phe", "joblib",
+         "pytest", "hypothesis"]
+print(f"[test_floors] versions: Python {sys.version.split()[0]}, " + ", ".join(f"{n} {version(n)}" for n in names))
 PY
 
 export MPLBACKEND=Agg OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONDONTWRITEBYTECODE=1
+export TMPDIR="$WORK/tmp" MPLCONFIGDIR="$WORK/mpl"
 log "$(date -u +%H:%M:%S) fast tier starts"
 set +e
-# test_book_launch.py drives the book's Sphinx extension (the book extra, not a library floor).
-# Paths among the pytest arguments replace tests/.
-targets=(tests --ignore=tests/browser --ignore=tests/test_book_launch.py)
+# test_book_launch.py drives the book's Sphinx extension and test_live_kernel_server.py the book's
+# Jupyter server (the book extra: not library floors).  Paths among the pytest arguments replace tests/.
+targets=(tests --ignore=tests/browser --ignore=tests/book/test_book_launch.py
+         --ignore=tests/book/test_live_kernel_server.py)
 for arg in ${pytest_args[@]+"${pytest_args[@]}"}; do
     case "$arg" in -*) ;; *) [ -e "${arg%%::*}" ] && targets=() ;; esac
 done

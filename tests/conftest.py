@@ -60,7 +60,9 @@ def _check_sklearn_contract(make, params, X):
 #: recomputed numbers, paper-scale experiments, the reproduce command, course-kit builds.  They
 #: are marked ``slow`` here, in one place, so the fast tier (``run_tests.sh --fast``, i.e.
 #: ``-m "not slow and not browser"``) leaves them out; single slow tests elsewhere carry
-#: ``@pytest.mark.slow`` themselves.  Times: the README's "Tests" section.
+#: ``@pytest.mark.slow`` themselves.  Times: the README's "Tests" section.  Entries are file names,
+#: wherever the file sits under tests/ (tests/test_layout.py checks that names are unique and
+#: that every entry here names an existing file).
 SLOW_MODULES = {
     "test_benchmarks_smoke.py",
     "test_chapter_2_numbers.py",

@@ -153,7 +153,7 @@ def test_sdist_holds_the_test_suite_and_twine_accepts_both(dists):
         pytest.skip("the 'build' package (extra [release]) is needed for the sdist")
     with tarfile.open(dists["sdist"]) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
-    for needed in ("tests/conftest.py", "tests/chapter_prose.py", "notebooks/02_dp_in_one_sitting.ipynb",
+    for needed in ("tests/conftest.py", "tests/book/chapter_prose.py", "notebooks/02_dp_in_one_sitting.ipynb",
                    "_config.yml", "_toc.yml", "privpca_edu/_coursekit/answers.py", "CITATION.cff", "CHANGELOG.md",
                    "LICENSE", "setup.py"):
         assert needed in names, needed

@@ -26,6 +26,7 @@ import warnings
 from functools import lru_cache
 
 import numpy as np
+from scipy.integrate import trapezoid
 
 from .. import audit
 from .._validation import PrivacyWarning, check_delta, check_int, check_option, check_positive
@@ -212,7 +213,7 @@ def gdp_audit(mechanism="Analyze Gauss (analytic σ)", sigma_multiplier=1.0, n_d
 # ---------------------------------------------------------------------------------------------
 # Recipe D
 # ---------------------------------------------------------------------------------------------
-#: The d = 2 neighbouring pair of recipes D and E (as in tests/test_audit.py): three rows on e₁,
+#: The d = 2 neighbouring pair of recipes D and E (as in tests/audit/test_audit.py): three rows on e₁,
 #: and the same with the last row moved to e₂.
 PPCA_PAIR = (np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]]), np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
 
@@ -321,7 +322,7 @@ def sampler_density_demo(psi=(0.0, 5.0), n_draws=20_000, seed=0, samplers=None):
     A = -np.diag(psi)
     grid = np.linspace(0.0, np.pi, 721)
     density = audit.bingham_density_2d(grid, A)
-    exact_m1 = float(np.trapezoid(density * np.cos(grid) ** 2, grid))
+    exact_m1 = float(trapezoid(density * np.cos(grid) ** 2, grid))
     out = dict(psi=psi, A=A, theta_grid=grid, density=density, exact_moment=exact_m1, n_draws=n_draws,
                samplers=names, theta={}, moment={}, moment_se={}, acceptance={}, chi2={}, notes=[])
     for j, name in enumerate(names):
@@ -435,7 +436,7 @@ def diffprivlib_bingham_check(n_draws=5000, seed=0):
     draws = np.array([mech.randomise(value) for _ in range(n_draws)])
     A = -np.diag([0.0, 5.0])
     grid = np.linspace(0.0, np.pi, 721)
-    exact = float(np.trapezoid(audit.bingham_density_2d(grid, A) * np.cos(grid) ** 2, grid))
+    exact = float(trapezoid(audit.bingham_density_2d(grid, A) * np.cos(grid) ** 2, grid))
     y1 = draws[:, 0] ** 2
     se = float(y1.std(ddof=1) / math.sqrt(n_draws))
     return dict(version=diffprivlib.__version__, n_draws=n_draws, moment=float(y1.mean()), exact_moment=exact,

@@ -156,7 +156,7 @@ def _rng(seed, stream):
 # (privacy, via bounds), the same ``symmetric_noise`` call, the same Bingham sampler.  For the
 # same generator the numbers are identical to ``AnalyzeGauss.sample_releases`` /
 # ``ModSuLQ.sample_releases`` / ``PPCA.sample_components`` / ``PPCA.fit`` (Gibbs):
-# tests/test_chapter_experiments.py asserts it, so this path cannot drift from the estimators.
+# tests/experiments/test_chapter_experiments.py asserts it, so this path cannot drift from the estimators.
 def _noisy_matrix_errors(data, noise_scale, n_draws, rng):
     d = data.second_moment.shape[0]
     k = data.pca_basis.shape[1]

@@ -9,7 +9,7 @@ Colour
     The Okabe–Ito palette (Okabe & Ito, *Color Universal Design*, 2008), designed to stay
     distinguishable under the common colour-vision deficiencies.  Colour is never the only cue:
     every series also has its own marker or line style, and where a legend would cover data
-    the series are labelled directly.  ``tests/test_plotting.py`` simulates deuteranopia and
+    the series are labelled directly.  ``tests/plotting/test_plotting.py`` simulates deuteranopia and
     protanopia (``colorspacious``) and requires every two series drawn on the same axes to stay
     at least :data:`MIN_CVD_DISTANCE` apart in CAM02-UCS.
 

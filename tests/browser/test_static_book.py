@@ -74,7 +74,7 @@ def test_no_page_talks_about_how_the_book_was_made(built_book):
 def test_no_launch_or_repository_button_without_a_repository(built_book):
     """_config.yml ships with ``repository.url`` empty: no page may offer Binder, Live Code or a
     repository link (each would point at a repository that does not exist), nor load sphinx-thebe's
-    Thebe from unpkg.com.  (tests/test_book_launch.py checks the buttons when the URL is set.)"""
+    Thebe from unpkg.com.  (tests/book/test_book_launch.py checks the buttons when the URL is set.)"""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     assert not config["repository"]["url"], "this test is about the shipped default: no repository"
     offenders = {}

@@ -26,7 +26,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REPO = "https://github.com/example-org/privpca_edu"
 BRANCH = "teaching"
 

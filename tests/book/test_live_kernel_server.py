@@ -37,7 +37,7 @@ import pytest
 tornado_websocket = pytest.importorskip("tornado.websocket")
 from tornado.httpclient import HTTPRequest  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "book" / "_ext" / "live_kernel_server.py"
 
 

@@ -21,7 +21,7 @@ import pytest
 from privpca_edu._coursekit import notebooks as nbio
 from privpca_edu._coursekit import student
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # the instructor tooling ships in a clone only; the sdist's test run has no instructor/
 if not (ROOT / "instructor" / "__init__.py").exists():
     pytest.skip("instructor/ is absent (an sdist): the instructor tooling ships in a clone only",

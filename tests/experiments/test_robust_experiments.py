@@ -237,7 +237,7 @@ def test_breakdown_bound_and_rates():
 
 # ---------------------------------------------------------------------------------------------- benchmark
 def test_bench_robust_quick_runs():
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_robust.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_robust.py"
     env = dict(os.environ, MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
                PYTHONPATH=str(script.parents[1]))
     proc = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True, timeout=600,

@@ -4,7 +4,7 @@ import json
 import pathlib
 import re
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PRIVATE_MODULE = re.compile(r"\bprivpca_edu(\.\w+)*\._\w+|\bfrom privpca_edu(\.\w+)* import (\([^)]*)?\b_[a-z]\w*")
 
 

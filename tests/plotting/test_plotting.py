@@ -3,7 +3,7 @@ public matplotlib API only.
 
 Every dashboard (at the book's defaults, or smaller data where the default takes seconds) and
 every static figure of the notebooks (on small experiment results) is drawn by
-``tests/figure_gallery.py``; these tests measure what they draw.
+``tests/plotting/figure_gallery.py``; these tests measure what they draw.
 """
 
 import ast

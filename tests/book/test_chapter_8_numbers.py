@@ -34,7 +34,7 @@ from privpca_edu.reproduce import paper_tasks
 from privpca_edu.reproduce._engine import run_task
 from privpca_edu.widgets.dps_pca import dps_pca_dashboard
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "08_dps_pca.ipynb"
 PROSE = "\n".join("".join(c["source"]) for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
                   if c["cell_type"] == "markdown")

@@ -36,7 +36,7 @@ from privpca_edu.experiments.europe import (
     similarity_table,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 # the shared copy sits next to the repository (…/shared/data) or, for a git worktree under
 # …/wt/<name>, one level further up; the first folder that exists is used
 REAL_DIR = next((root / "shared" / "data" / "novembre2008" for root in REPO_ROOT.parents[:2]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTATION = ROOT / "book" / "notation.md"
 
 #: (notebook, symbol as the notation page writes it) → the words of the chapter that define it

@@ -30,7 +30,7 @@ from privpca_edu.experiments import protocol as ex
 from privpca_edu.privacy import analyze_gauss_noise_scale
 from privpca_edu.privacy import dpdpca_noise_scale
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "07_encrypted_distributed.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "07_encrypted_distributed.ipynb"
 N_SEEDS = 5          # Figures 7.3 and 7.4: "over 5 seeds"
 
 # Every "mean ± spread" the chapter prints; each is checked by a test below.

@@ -38,7 +38,7 @@ from privpca_edu.reproduce._engine import run_task
 from privpca_edu.subspace import fantope_projection, random_subspace_distance
 from privpca_edu.widgets.ldp import LDP_PRESETS, WANG_XU_DELTA, ldp_dashboard, weak_delta_warning
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "06_local_privacy.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "06_local_privacy.ipynb"
 SEEDS = range(10)          # the chapter's "seeds 0–9"
 FEW_SEEDS = range(5)       # the per-user protocol's "5 seeds"
 SPARSITIES = (4, 6, 8, 12, 20)

@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROCESS_WORDS = ("garbled", "our copy", "the text we had", "reachable", "workplace", "spec §", "shared/spec",
                  "reconstructed from", "lost in", "lost from")
 SOURCES = sorted(ROOT.glob("notebooks/*.ipynb")) + sorted(ROOT.glob("book/*.md"))

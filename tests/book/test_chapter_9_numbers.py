@@ -43,7 +43,7 @@ from privpca_edu.reproduce import paper_tasks
 from privpca_edu.reproduce._engine import run_task
 from privpca_edu.widgets.robust import breakdown_dashboard, heavy_tails_dashboard
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "09_heavy_tails.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "09_heavy_tails.ipynb"
 SEEDS = range(10)
 NUM = r"(-?[0-9]+(?:\.[0-9]+)?)"
 

@@ -18,7 +18,7 @@ import pytest
 import privpca_edu as pp
 from privpca_edu import experiments, privacy
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTER = ROOT / "notebooks" / "02_dp_in_one_sitting.ipynb"
 
 

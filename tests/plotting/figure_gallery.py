@@ -1,5 +1,5 @@
 """Every figure of the book, drawn from small (fast) experiment results: what the plotting tests
-check (text size, colours, alt text) and what ``python tests/figure_gallery.py OUT_DIR`` writes
+check (text size, colours, alt text) and what ``python tests/plotting/figure_gallery.py OUT_DIR`` writes
 as PNGs to look at.
 
 ``LIVE`` maps a name to a dashboard factory (the dashboards at the book's defaults, or smaller
@@ -121,5 +121,5 @@ def main(out, only=""):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "")
