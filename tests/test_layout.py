@@ -25,6 +25,7 @@ OTHER_FOLDERS = {
 CROSS_CUTTING = {
     "test_layout.py": "this file: the layout of tests/",
     "test_doctests.py": "every docstring example of the package",
+    "test_docstrings.py": "numpydoc validation of every public docstring of the package",
     "test_edges.py": "extreme legal input across estimators, audit and subspace (review reproducers)",
     "test_hardening.py": "extreme legal input across datasets and estimators",
     "test_properties.py": "Hypothesis properties of the public functions of several modules",
@@ -41,9 +42,6 @@ MODULE_TESTS = {
     "demo": "test_packaging.py",
 }
 
-#: Test files at the top level that belong in a mirrored folder and have not moved there yet
-#: (each with the folder it belongs in).  An entry whose file has moved is simply ignored.
-NOT_YET_MOVED = {}
 
 
 def _conftest_lists():
@@ -66,8 +64,7 @@ def _test_files(folder):
 
 
 def test_every_subpackage_has_its_test_folder():
-    waiting = {folder for name, folder in NOT_YET_MOVED.items() if (TESTS / name).is_file()}
-    missing = [name for name in _subpackages() if not _test_files(TESTS / name) and name not in waiting]
+    missing = [name for name in _subpackages() if not _test_files(TESTS / name)]
     assert not missing, f"subpackages without tests/<name>/test_*.py: {missing}"
 
 
@@ -91,7 +88,7 @@ def test_every_test_folder_mirrors_a_subpackage_or_is_listed():
 
 def test_every_top_level_test_file_tests_a_top_level_module_or_is_listed():
     own = {f"test_{m.lstrip('_')}.py" for m in _top_level_modules()} | set(MODULE_TESTS.values())
-    stray = [f for f in _test_files(TESTS) if f not in own and f not in CROSS_CUTTING and f not in NOT_YET_MOVED]
+    stray = [f for f in _test_files(TESTS) if f not in own and f not in CROSS_CUTTING]
     assert not stray, f"top-level test files of no top-level module (move them to tests/<subpackage>/): {stray}"
     stale = sorted(f for f in CROSS_CUTTING if not (TESTS / f).is_file())
     assert not stale, f"CROSS_CUTTING lists missing files: {stale}"
