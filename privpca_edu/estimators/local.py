@@ -112,7 +112,7 @@ def local_gaussian_report(x, noise_scale, random_state=None):
     random_state : None, int or Generator
         The user's own randomness.
     accountant : BudgetAccountant or None, default=None
-        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        A :class:`~privpca_edu.privacy.BudgetAccountant` that is asked before ``fit`` (a fit
         that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Returns
@@ -184,7 +184,7 @@ class LocalGaussianPCA(PrivateEstimator):
     random_state : None, int or Generator
         Seed or generator of the randomness (``None``: fresh OS entropy).
     accountant : BudgetAccountant or None, default=None
-        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        A :class:`~privpca_edu.privacy.BudgetAccountant` that is asked before ``fit`` (a fit
         that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Attributes

@@ -41,7 +41,7 @@ class PPCA(PrivateEstimator):
     random_state : None, int or Generator
         Seed or generator of the randomness (``None``: fresh OS entropy).
     accountant : BudgetAccountant or None, default=None
-        A :class:`~privpca_edu.accounting.BudgetAccountant` that is asked before ``fit`` (a fit
+        A :class:`~privpca_edu.privacy.BudgetAccountant` that is asked before ``fit`` (a fit
         that would exceed its budget is refused) and charged the record ``privacy_`` after it.
 
     Attributes

@@ -127,7 +127,7 @@ def test_parameter_check_runs_at_most_once_per_fit_and_honours_sklearns_switch()
     from sklearn.base import BaseEstimator
 
     from privpca_edu import AnalyzeGauss, KendallDPPCA
-    from privpca_edu.accounting import BudgetAccountant
+    from privpca_edu.privacy import BudgetAccountant
 
     X = np.random.default_rng(2).standard_normal((40, 4)) / 10
     with mock.patch.object(BaseEstimator, "_validate_params", autospec=True) as check:
