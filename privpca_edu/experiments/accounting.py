@@ -51,7 +51,7 @@ TABLE_MATCH_RTOL = 0.015
 
 
 def _sigma_and_warning(sensitivity, epsilon, delta, n_steps, method):
-    """σ from privacy.py, plus the PrivacyWarning message it raised (or None)."""
+    """σ from privpca_edu.privacy, plus the PrivacyWarning message it raised (or None)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyWarning)
         sigma = iterative_gaussian_sigma(sensitivity, epsilon, delta, n_steps, method=method)
@@ -106,7 +106,7 @@ def sigma_curves(epsilon=1.0, delta=1e-5, n_steps=10, sensitivity=2.0, *, method
     -------
     dict
         ``epsilons`` (grid), ``sigma`` and ``valid`` (dicts method → array; ``valid`` is False
-        where privacy.py warns that the method's proof does not hold), ``sigma_at`` and
+        where privpca_edu.privacy warns that the method's proof does not hold), ``sigma_at`` and
         ``valid_at`` (dicts method → value at ``epsilon``), ``warnings_at`` (the package's
         messages at ``epsilon``), ``proof_limit`` (the ε from which the classic proofs fail, T),
         ``reference`` (rows of :data:`DPS_PCA_SIGMA_TABLE` that apply to these δ, T, Δ: list

@@ -20,7 +20,7 @@ ACCOUNTING_METHODS = ("paper", "classic", "analytic_basic", "advanced", "zcdp", 
 class SigmaFigure(LiveFigure):
     """Two panels from :func:`privpca_edu.experiments.sigma_curves`.
 
-    (a) per-step σ against ε (log–log) for each method; dotted where privacy.py warns that the
+    (a) per-step σ against ε (log–log) for each method; dotted where privpca_edu.privacy warns that the
     method's proof does not hold (the shaded region ε/T ≥ 1); black crosses: DPS-PCA's
     reference table when δ, T and Δ match it.  (b) σ at the chosen ε, one bar per method.
 

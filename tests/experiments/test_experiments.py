@@ -1,6 +1,6 @@
 """The twins of the interactive figures (privpca_edu.experiments) return the right data.
 
-Every number a figure draws is checked against the package function that owns it (privacy.py,
+Every number a figure draws is checked against the package function that owns it (privpca_edu.privacy,
 subspace.py, AnalyzeGauss) or against the theory it illustrates.  Statistical assertions state
 their tolerance: an attack accuracy estimated from m test decisions has standard error at most
 √(1/(4m)); with the default n_pairs = 200 the attacker is scored on m = 200 decisions, SE ≤ 0.0354.
@@ -185,7 +185,7 @@ def test_sigma_curves_reproduce_the_sigma_table():
 
 
 def test_sigma_validity_follows_the_package_warning():
-    # classic proofs need a per-step ε/T < 1: exactly where privacy.py warns
+    # classic proofs need a per-step ε/T < 1: exactly where privpca_edu.privacy warns
     T = 5
     r = experiments.sigma_curves(1.0, 1e-5, T, 1.0)
     eps = r["epsilons"]
