@@ -772,3 +772,25 @@ def test_when_idle_needs_a_kernel():
     from privpca_edu.widgets import dashboard as D
 
     assert D._when_idle(lambda: None) is False            # (pytest: no IPython kernel)
+
+
+def test_live_code_reads_the_simulated_europe_data_the_build_saved(tmp_path, monkeypatch):
+    """The Europe dashboard's slider-independent part (the simulated data, its non-private map):
+    saved by the live build, read back by a Live Code kernel instead of simulated again."""
+    from privpca_edu.experiments import europe as ex
+
+    ex._nonprivate.cache_clear()
+    monkeypatch.setenv("PRIVPCA_LIVE_START_SAVE", str(tmp_path))
+    built = ex.nonprivate_map("synthetic")
+    monkeypatch.delenv("PRIVPCA_LIVE_START_SAVE")
+    assert len(list(tmp_path.glob("europe-nonprivate-*.pickle"))) == 1
+
+    ex._nonprivate.cache_clear()
+    monkeypatch.setenv("PRIVPCA_LIVE_START", str(tmp_path))
+    monkeypatch.setattr(ex, "_nonprivate_parts", lambda *args: pytest.fail("simulated again"))
+    read = ex.nonprivate_map("synthetic")
+    assert read is not built and np.array_equal(read["nonprivate"], built["nonprivate"])
+    assert np.array_equal(read["data"].X, built["data"].X) and not read["nonprivate"].flags.writeable
+    result = ex.europe_map("Kendall (spherical)", epsilon=1.0)
+    assert result["private"].shape == built["nonprivate"].shape
+    ex._nonprivate.cache_clear()
