@@ -17,8 +17,9 @@ after the first).
 CHAPTER is a notebook name such as 02_dp_in_one_sitting (default: every chapter of the live
 build).  ``--baseline SRC`` compares with another version of the package: SRC is a folder holding
 an earlier ``privpca_edu/`` (for example ``git archive <commit> | tar -x -C SRC``); a second
-live_book.sh runs with its kernels importing the package from there (PYTHONPATH), and every
-repeat measures both, one after the other, chapter by chapter, so that both see the same load.
+live_book.sh runs, on a temporary copy of the live build (each server writes its address into
+its build), with its kernels importing the package from there (PYTHONPATH), and every repeat
+measures both, one after the other, chapter by chapter, so that both see the same load.
 
 Prints a table (pasteable Markdown): per chapter and version, the median and the maximum over
 the repeats of click → live and click → first slider answer, and the machine's 1-minute load
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -151,20 +153,25 @@ def main() -> int:
     if not chapters:
         print(f"no live build in {html}: run bash scripts/live_book.sh once first", file=sys.stderr)
         return 2
-    versions = {"this": {}}
+    versions = {"this": ({}, args.build_dir)}
+    scratch = None
     if args.baseline:
         baseline = Path(args.baseline).resolve()
         if not (baseline / "privpca_edu" / "__init__.py").is_file():
             print(f"--baseline: no privpca_edu/ in {baseline}", file=sys.stderr)
             return 2
-        versions["baseline"] = {"PYTHONPATH": str(baseline)}
+        scratch = Path(tempfile.mkdtemp(prefix="bench-live-baseline-"))
+        shutil.copytree(ROOT / args.build_dir, scratch / "build", symlinks=True)
+        versions["baseline"] = ({"PYTHONPATH": str(baseline)}, str(scratch / "build"))
 
     from playwright.sync_api import sync_playwright
 
+    # SIGTERM: stop the servers on the way out, as after Ctrl-C
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     books = {}
     try:
-        for name, env in versions.items():
-            books[name] = LiveBook(args.script, args.build_dir, env)
+        for name, (env, build_dir) in versions.items():
+            books[name] = LiveBook(args.script, build_dir, env)
         for book in books.values():
             book.wait_ready()
         print(f"{os.cpu_count()} CPUs; {args.repeats} repeats per chapter and version; "
@@ -195,6 +202,8 @@ def main() -> int:
     finally:
         for book in books.values():
             book.stop()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def fmt(value):
         return "–" if value is None else f"{value:.2f}"

@@ -22,10 +22,12 @@ Exercise 2.6).  Every dashboard with an ε control says so under its figure
 **Live Code starts from the build's figure.**  The book's live build (``scripts/live_book.sh``)
 saves each dashboard's starting figure (in the folder :data:`SAVE_START_ENV` names) under the key
 of everything that determines it (:func:`start_frame_path`); a Live Code kernel (:data:`START_ENV`
-names that folder) constructing the same dashboard shows that PNG at once and runs its first update right after the cell, when the kernel is next idle (a slider
-moved meanwhile is answered after it, with a figure computed then).  The page goes live without
-waiting for a computation whose figure it already shows.  Anywhere else (JupyterLab, tests) the
-first update runs in the constructor, as always.
+names that folder) constructing the same dashboard shows that PNG at once and runs its first
+update right after the cell, before the kernel handles anything else (a slider moved meanwhile
+is answered after it, with a figure computed then).  The page's dashboards show their figures
+and controls without waiting for a computation whose figure the page already shows; the first
+slider answer comes no later than before.  Anywhere else (JupyterLab, tests) the first update
+runs in the constructor, as always.
 
 Failures never kill the widget: ``ValueError``/``TypeError``/``LinAlgError`` (bad or extreme
 settings) are written in red over the figure; warnings raised while computing (for example a
