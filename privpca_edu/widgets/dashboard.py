@@ -25,9 +25,9 @@ of everything that determines it (:func:`start_frame_path`); a Live Code kernel 
 names that folder) constructing the same dashboard shows that PNG at once and runs its first
 update right after the cell, before the kernel handles anything else (a slider moved meanwhile
 is answered after it, with a figure computed then).  The page's dashboards show their figures
-and controls without waiting for a computation whose figure the page already shows; the first
-slider answer comes no later than before.  Anywhere else (JupyterLab, tests) the first update
-runs in the constructor, as always.
+and controls without waiting for a computation whose figure the page already shows; the work
+itself is not less (a slider moved at once waits for it as before).  Anywhere else (JupyterLab,
+tests) the first update runs in the constructor, as always.
 
 Failures never kill the widget: ``ValueError``/``TypeError``/``LinAlgError`` (bad or extreme
 settings) are written in red over the figure; warnings raised while computing (for example a
@@ -356,18 +356,18 @@ class Dashboard(W.VBox):
 
 
 def _when_idle(callback):
-    """Run ``callback`` in the kernel's main thread once the running cell has finished (and the
-    next cells, if they follow at once); False where there is no kernel event loop."""
+    """Run ``callback`` in the kernel's main thread as soon as the running cell has finished
+    (before the kernel handles its next message); False where there is no kernel event loop."""
     try:
         from IPython import get_ipython
     except ImportError:
         return False
     loop = getattr(getattr(get_ipython(), "kernel", None), "io_loop", None)
-    if loop is None or not hasattr(loop, "call_later"):
+    if loop is None or not hasattr(loop, "add_callback"):
         return False
-    # Live Code sends a page's cells one after the other: a short delay lets the next dashboard
-    # cell start before this first update takes the kernel (a slider message waits either way).
-    loop.call_later(0.3, callback)
+    # At once, not later: a slider moved right after the page went live waits for it as it
+    # would have in the cell, and no longer (a later dashboard cell of the page waits too).
+    loop.add_callback(callback)
     return True
 
 
