@@ -43,8 +43,10 @@
 #     any local Jupyter server.
 # One kernel waits, started in notebooks/ with NumPy, SciPy, Matplotlib, scikit-learn and the
 # package imported, so that Live Code does not wait for that (a new one is warmed after each
-# click).  Kernels end when their page has been closed for --closed-tab-grace seconds, after
-# --idle-timeout seconds without activity, and all of them when the script stops.
+# click); each dashboard first shows the figure the build saved for it (DIR/live-start) and is
+# computed again as soon as its kernel is idle.  Kernels end when their page has been closed for
+# --closed-tab-grace seconds, after --idle-timeout seconds without activity, and all of them when
+# the script stops.
 #
 # Ctrl-C or SIGTERM stops both servers (the kernels end with the Jupyter server); so does either
 # server dying.  Exit code: 0 after a requested stop, 1 if a server failed, 2 for bad arguments
@@ -104,6 +106,9 @@ if [ -n "$toc" ]; then
 fi
 case "$build_dir" in /*) ;; *) build_dir="$ROOT/$build_dir" ;; esac
 html="$build_dir/_build/html"
+# Each dashboard's starting figure, saved by the build's notebook runs and shown at once by Live
+# Code's kernels, which compute it again only when idle (privpca_edu/widgets/dashboard.py).
+start_frames="$build_dir/live-start"
 
 log() { printf '[live_book] %s\n' "$*"; }
 die() { printf '[live_book] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -164,12 +169,19 @@ if [ "$build" -eq 1 ]; then
     if [ "$fresh" -eq 1 ]; then
         rm -rf "$build_dir"
     fi
+    if [ ! -d "$start_frames" ] && [ -d "$build_dir/_build" ]; then
+        # a build from before the starting figures were saved: run its notebooks once more
+        log "the earlier live build has no saved starting figures: its notebooks run again"
+        rm -rf "$build_dir/_build/.jupyter_cache" "$build_dir/_build/.doctrees"
+    fi
+    mkdir -p "$start_frames"
     log "building the live book into ${html#"$ROOT"/} (notebooks run in cache mode)"
     t0=$(date +%s)
     toc_args=()
     [ -n "$toc" ] && toc_args=(--toc "$toc")
     # Headless plotting and one BLAS thread for the build's own notebook runs, as build_book.sh.
     if ! MPLBACKEND=Agg OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 PRIVPCA_BOOK_LIVE=1 \
+        PRIVPCA_LIVE_START_SAVE="$start_frames" \
         .venv/bin/jupyter-book build . --path-output "$build_dir" "${toc_args[@]}"; then
         die "the live build failed (see above)"
     fi
@@ -227,7 +239,7 @@ allow_root=()
 # server's import path only, not on the kernels'.
 JUPYTER_TOKEN="$token" \
 JUPYTER_CONFIG_DIR="$tmp/config" JUPYTER_RUNTIME_DIR="$tmp/runtime" IPYTHONDIR="$tmp/ipython" \
-MPLBACKEND="module://matplotlib_inline.backend_inline" \
+MPLBACKEND="module://matplotlib_inline.backend_inline" PRIVPCA_LIVE_START="$start_frames" \
     "${detach[@]}" "$PY" "$ROOT/book/_ext/live_kernel_server.py" --no-browser \
     --ServerApp.ip=127.0.0.1 --ServerApp.port="$kernel_port" --ServerApp.port_retries=0 \
     --ServerApp.root_dir="$ROOT" \

@@ -348,8 +348,63 @@ def _centroids(points, labels, populations):
     return np.array([points[labels == p.label].mean(axis=0) for p in populations])
 
 
+#: Folders shared with the dashboards' starting figures (privpca_edu/widgets/dashboard.py:
+#: ``START_ENV``, ``SAVE_START_ENV``): scripts/live_book.sh's build saves the simulated map's
+#: non-private part there, and its Live Code kernels read it instead of simulating again.
+_SAVED_ENV, _SAVE_ENV = "PRIVPCA_LIVE_START", "PRIVPCA_LIVE_START_SAVE"
+
+
+def _saved_path(folder, source, random_state):
+    """The file of the simulated data's non-private part in ``folder``, named by a digest of
+    the package's source (the simulation and this module) and the versions of NumPy and SciPy."""
+    import hashlib
+    from pathlib import Path
+
+    import scipy
+
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(repr((source, random_state, np.__version__, scipy.__version__)).encode())
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return Path(folder) / f"europe-nonprivate-{digest.hexdigest()[:24]}.pickle"
+
+
 @functools.lru_cache(maxsize=4)
 def _nonprivate(source, folder, random_state):
+    """:func:`_nonprivate_parts`, for the simulated data read from the live build's folder when
+    it saved them (a Live Code kernel then draws its first map without simulating the data)."""
+    import os
+    import pickle
+
+    if source != "synthetic":
+        return _nonprivate_parts(source, folder, random_state)
+    read, save = (os.environ.get(name, "").strip() for name in (_SAVED_ENV, _SAVE_ENV))
+    if read:
+        try:
+            with open(_saved_path(read, source, random_state), "rb") as stored:
+                out = pickle.load(stored)  # (written by the build below: this user's own folder)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+            out = None
+        if isinstance(out, dict):
+            for value in out.values():
+                if isinstance(value, np.ndarray):
+                    value.setflags(write=False)
+            return out
+    out = _nonprivate_parts(source, folder, random_state)
+    if save:
+        path = _saved_path(save, source, random_state)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f".{path.name}.{os.getpid()}")
+            partial.write_bytes(pickle.dumps(out))
+            os.replace(partial, path)
+        except OSError:
+            pass
+    return out
+
+
+def _nonprivate_parts(source, folder, random_state):
     data = _cached_data(source, folder, random_state)
     V0 = data.components  # (2, d): one direction per row
     S0 = data.X @ V0.T

@@ -19,6 +19,16 @@ releases made this way at ε₁ ≠ ε₂ give the exact statistic back,
 Exercise 2.6).  Every dashboard with an ε control says so under its figure
 (:data:`NOISE_REUSE_NOTE`).
 
+**Live Code starts from the build's figure.**  The book's live build (``scripts/live_book.sh``)
+saves each dashboard's starting figure (in the folder :data:`SAVE_START_ENV` names) under the key
+of everything that determines it (:func:`start_frame_path`); a Live Code kernel (:data:`START_ENV`
+names that folder) constructing the same dashboard shows that PNG at once and runs its first
+update right after the cell, before the kernel handles anything else (a slider moved meanwhile
+is answered after it, with a figure computed then).  The page's dashboards show their figures
+and controls without waiting for a computation whose figure the page already shows; the work
+itself is not less (a slider moved at once waits for it as before).  Anywhere else (JupyterLab,
+tests) the first update runs in the constructor, as always.
+
 Failures never kill the widget: ``ValueError``/``TypeError``/``LinAlgError`` (bad or extreme
 settings) are written in red over the figure; warnings raised while computing (for example a
 ``PrivacyWarning``) are caught and printed as a note at the bottom of the figure instead of
@@ -27,16 +37,27 @@ on stderr.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import time
 import warnings
 from collections import OrderedDict
+from pathlib import Path
 
 import ipywidgets as W
 import numpy as np
 from traitlets import Unicode
 
 __all__ = ["Dashboard", "FigureImage", "show", "noscript_html", "NOISE_REUSE_NOTE", "CUSTOM_PRESET", "preset_values",
-           "advisory_box", "same_setting"]
+           "advisory_box", "same_setting", "START_ENV", "SAVE_START_ENV", "start_frame_path"]
+
+#: The folder of the dashboards' saved starting figures that Live Code's kernels show first
+#: (scripts/live_book.sh sets it for its Jupyter server; see the module docstring).
+START_ENV = "PRIVPCA_LIVE_START"
+#: The folder where :func:`show` saves a dashboard's starting figure (scripts/live_book.sh sets it
+#: for its build's notebook runs).
+SAVE_START_ENV = "PRIVPCA_LIVE_START_SAVE"
 
 #: Shown under every dashboard with an ε control (see the module docstring).
 NOISE_REUSE_NOTE = ("One simulated noise draw, rescaled as ε moves (σ(ε)·Z with the same Z): a smooth picture, "
@@ -180,9 +201,28 @@ class Dashboard(W.VBox):
         self._apply_link()
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
-        self.refresh()
+        self._start()
 
     # ------------------------------------------------------------------------------------
+    def _start(self):
+        """The first update: now, or (a Live Code kernel with this figure saved by the build) the
+        saved PNG now and the update when the kernel is next idle (see the module docstring)."""
+        path = start_frame_path(self, folder=os.environ.get(START_ENV))
+        if path is not None and path.is_file():
+            try:
+                png = path.read_bytes()
+            except OSError:
+                png = b""
+            if png and _when_idle(self._deferred_start):
+                self.image.value = png
+                self._sync_preset_and_advisory(self.params())
+                return
+        self.refresh()
+
+    def _deferred_start(self):
+        if not self.timings:  # (a slider moved before the kernel was idle: that update was the first)
+            self.refresh()
+
     def params(self):
         """Collect the keyword arguments the next update passes to ``compute``.
 
@@ -353,6 +393,66 @@ class Dashboard(W.VBox):
         return data
 
 
+def _when_idle(callback):
+    """Run ``callback`` in the kernel's main thread as soon as the running cell has finished
+    (before the kernel handles its next message); False where there is no kernel event loop."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    loop = getattr(getattr(get_ipython(), "kernel", None), "io_loop", None)
+    if loop is None or not hasattr(loop, "add_callback"):
+        return False
+    # At once, not later: a slider moved right after the page went live waits for it as it
+    # would have in the cell, and no longer (a later dashboard cell of the page waits too).
+    loop.add_callback(callback)
+    return True
+
+
+def start_frame_path(dashboard, params=None, *, folder=None):
+    """Where the starting figure of ``dashboard`` at ``params`` (default: its current
+    parameters) is saved in ``folder``; ``None`` when ``folder`` is empty or None.  The name is
+    a digest of what determines the figure: the twin, the figure's class and size, the
+    parameters, the controls, the package's source and the versions of NumPy and Matplotlib."""
+    folder = (folder or "").strip()
+    if not folder:
+        return None
+    import matplotlib
+
+    from .explorable import _options, _source_digest
+
+    fig = getattr(dashboard.figure, "fig", None)
+    description = {
+        "twin": f"{dashboard.compute.__module__}.{dashboard.compute.__qualname__}",
+        "figure": f"{type(dashboard.figure).__module__}.{type(dashboard.figure).__qualname__}",
+        "size": [repr(fig.get_size_inches().tolist()), repr(fig.dpi)] if fig is not None else None,
+        "params": {k: repr(v) for k, v in sorted((params if params is not None else dashboard.params()).items())},
+        "controls": [(name, type(c).__name__, c.description, repr(_options(c))) for name, c in
+                     dashboard.controls.items()],
+        "source": _source_digest(),
+        "versions": [np.__version__, matplotlib.__version__],
+    }
+    key = hashlib.sha256(json.dumps(description, sort_keys=True, default=repr).encode()).hexdigest()[:24]
+    return Path(folder) / f"{dashboard.compute.__name__}-{key}.png"
+
+
+def _save_start_frame(dashboard):
+    """Save the dashboard's figure as its starting figure (see :func:`start_frame_path`), once it
+    has been computed in this process at its current parameters."""
+    if not dashboard.timings or dashboard.last_error is not None:
+        return
+    path = start_frame_path(dashboard, folder=os.environ.get(SAVE_START_ENV))
+    if path is None or path.exists():
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        partial.write_bytes(dashboard.png())
+        os.replace(partial, path)
+    except OSError:  # a read-only folder: Live Code then computes the first figure itself
+        pass
+
+
 def same_setting(a, b):
     """Control value ``a`` equals preset value ``b`` (floats within :data:`PRESET_RTOL`)."""
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
@@ -448,6 +548,7 @@ def show(dashboard, static=True):
                  "image/png": base64.b64encode(dashboard.png()).decode("ascii")}, raw=True)
         return
     dashboard.static_fallback = bool(static)
+    _save_start_frame(dashboard)
     display(dashboard)
     if static:
         display(HTML(noscript_html(dashboard)))

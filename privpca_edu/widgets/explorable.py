@@ -24,6 +24,7 @@ Outside a book build (JupyterLab, Live Code, tests) nothing of this runs.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import io
@@ -492,8 +493,10 @@ def frame_numbers(result, limit=400):
     return out
 
 
+@functools.lru_cache(maxsize=1)
 def _source_digest():
-    """A digest of the package's Python source: any change to it invalidates the frame cache."""
+    """A digest of the package's Python source: any change to it invalidates the frame cache
+    (computed once per process: the source of the code this process runs)."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):

@@ -690,3 +690,71 @@ def test_figure_image_syncs_an_empty_description():
     dash = widgets.angles_dashboard()
     state = dash.image.get_state()
     assert state["description"] == "" and len(state["tooltip"]) > 60
+
+
+def test_live_code_starts_from_the_saved_figure_and_computes_when_idle(tmp_path, monkeypatch):
+    """The live build saves a dashboard's starting figure; a Live Code kernel constructing the
+    same dashboard shows it at once and computes only when the kernel is idle (here: when the
+    queued callback runs), and a figure at other settings is never taken from the folder."""
+    import IPython.display
+
+    from privpca_edu.widgets import dashboard as D
+
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: None)
+    monkeypatch.setenv(D.SAVE_START_ENV, str(tmp_path))
+    built = widgets.sigma_dashboard(epsilon=1.0)
+    widgets.show(built)                                   # the build's notebook run saves it
+    saved = D.start_frame_path(built, folder=str(tmp_path))
+    assert saved.read_bytes() == built.png()
+    monkeypatch.delenv(D.SAVE_START_ENV)
+
+    queued = []
+    monkeypatch.setenv(D.START_ENV, str(tmp_path))
+    monkeypatch.setattr(D, "_when_idle", lambda callback: queued.append(callback) or True)
+    live = widgets.sigma_dashboard(epsilon=1.0)
+    assert live.n_computes == 0 and live.result is None and len(queued) == 1
+    assert live.png() == built.png()                      # shown at once, as the page showed it
+    queued.pop()()                                        # the kernel is idle: computed for real
+    assert live.n_computes == 1 and live.result is not None and live.png() == built.png()
+    live.controls["epsilon"].value = 2.0                  # a slider: a new figure, computed
+    assert live.n_computes == 2 and live.png() != built.png()
+
+    moved = widgets.sigma_dashboard(epsilon=1.0)          # a slider moved before the kernel was idle
+    moved.controls["epsilon"].value = 2.0
+    queued.pop()()
+    assert moved.n_computes == 1 and moved.result["epsilon"] == pytest.approx(2.0)
+
+    other = widgets.sigma_dashboard(epsilon=3.0)          # other settings: nothing saved for them
+    assert other.n_computes == 1 and not queued
+    assert D.start_frame_path(other, folder=str(tmp_path)) != saved
+
+    monkeypatch.setattr(D, "_when_idle", lambda callback: False)   # no kernel event loop
+    assert widgets.sigma_dashboard(epsilon=1.0).n_computes == 1
+
+
+def test_when_idle_needs_a_kernel():
+    from privpca_edu.widgets import dashboard as D
+
+    assert D._when_idle(lambda: None) is False            # (pytest: no IPython kernel)
+
+
+def test_live_code_reads_the_simulated_europe_data_the_build_saved(tmp_path, monkeypatch):
+    """The Europe dashboard's slider-independent part (the simulated data, its non-private map):
+    saved by the live build, read back by a Live Code kernel instead of simulated again."""
+    from privpca_edu.experiments import europe as ex
+
+    ex._nonprivate.cache_clear()
+    monkeypatch.setenv("PRIVPCA_LIVE_START_SAVE", str(tmp_path))
+    built = ex.nonprivate_map("synthetic")
+    monkeypatch.delenv("PRIVPCA_LIVE_START_SAVE")
+    assert len(list(tmp_path.glob("europe-nonprivate-*.pickle"))) == 1
+
+    ex._nonprivate.cache_clear()
+    monkeypatch.setenv("PRIVPCA_LIVE_START", str(tmp_path))
+    monkeypatch.setattr(ex, "_nonprivate_parts", lambda *args: pytest.fail("simulated again"))
+    read = ex.nonprivate_map("synthetic")
+    assert read is not built and np.array_equal(read["nonprivate"], built["nonprivate"])
+    assert np.array_equal(read["data"].X, built["data"].X) and not read["nonprivate"].flags.writeable
+    result = ex.europe_map("Kendall (spherical)", epsilon=1.0)
+    assert result["private"].shape == built["nonprivate"].shape
+    ex._nonprivate.cache_clear()
