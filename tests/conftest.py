@@ -89,7 +89,7 @@ SLOW_TESTS = (
     "test_baselines.py::test_init_pitfall_",
     "test_ppca.py::test_gibbs_k1_long_chain_matches_the_moments",
     "test_bingham_gibbs.py::test_one_sweep_kernel_matches_the_original_implementation",
-    "test_widgets.py::test_long_walks_blit_what_a_full_render_draws",
+    "test_widgets.py::test_long_walks_compose_backgrounds_that_equal_a_full_render",
     "test_widgets.py::test_random_slider_walks_blit_what_a_full_render_draws",
     "test_chapter_experiments.py::test_benchmark_script_runs",
     "test_protocol.py::test_aggregation_order_and_process_pool_give_identical_results",

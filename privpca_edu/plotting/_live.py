@@ -13,9 +13,9 @@ an experiment result.  The same class serves three uses:
 
 Only matplotlib's public API is used: figures are :class:`matplotlib.figure.Figure` objects on
 a plain Agg canvas (no ``pyplot``: not shown twice by the inline backend, no GUI, safe from
-widget callbacks); a full render is ``canvas.draw()``, blitting is matplotlib's own
-``canvas.copy_from_bbox`` / ``canvas.restore_region`` / ``figure.draw_artist``; PNGs are
-encoded by Pillow.
+widget callbacks); blitting is ``copy_from_bbox`` / ``restore_region`` / ``artist.draw(renderer)``
+(what ``draw_artist`` does, with the renderer wrapped so that text comes from a cache of rendered
+lines, :mod:`._stamps`); PNGs are encoded by Pillow.
 """
 
 from __future__ import annotations
@@ -27,14 +27,16 @@ from collections import OrderedDict
 
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.collections import PolyCollection
-from matplotlib.figure import Figure
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure, SubFigure
 from matplotlib.text import Text
 from matplotlib.transforms import Affine2D, Bbox, ScaledTranslation
 from PIL import Image
 
 from . import _style as S
+from ._stamps import StampRenderer
 
 __all__ = ["LiveFigure", "StaticFigure", "TitleBlock", "band_verts", "new_figure", "encode_png", "nice_ceil", "wrap",
            "bar_collection", "set_bar_heights"]
@@ -145,14 +147,15 @@ WRAP_UNITS = re.compile(rf"\s*{_WORD}(?:\s+{_RELATION}\s+{_WORD})*(?:\s+{_RELATI
 
 
 class TitleBlock(Artist):
-    """A panel title of several lines, each a row of short texts, that can wrap between words.
+    """A panel title of several lines made of short texts: a slider move redraws few glyphs.
 
-    Every line is a row of *pieces*, each its own :class:`~matplotlib.text.Text`, drawn one
-    after the other on the line's baseline (each at the right end of the previous one).  The
-    block sits above the axes, left-aligned with them, as ``set_title(loc="left")`` places a
-    title (same size, pad and line spacing).  A phone layout (:meth:`wrap_at`) flows the words
-    of every line within the figure's width, keeping "ε = 4" together; the static explorables
-    (:mod:`privpca_edu.widgets.explorable`) use it.
+    Rendering a line of text costs about its number of glyphs, and a title line like "local
+    error at n = 1,000,000: 1.38" changes with every ε although only "1.38" did.  Here every line
+    is a row of *pieces*, each its own :class:`~matplotlib.text.Text`, drawn one after the other
+    on the line's baseline (each at the right end of the previous one), so a piece that did not
+    change is drawn from its stamp (:mod:`._stamps`) and only the changed pieces are rasterised.
+    Put what changes most often at the end of a line.  The block sits above the axes, left-aligned
+    with them, as ``set_title(loc="left")`` places a title (same size, pad and line spacing).
 
     ``set("(c) ε = ", "4")`` with one argument per line; a line is a string or a tuple of
     pieces.  The block is one artist (added to the axes, animated when ``animated``); its pieces
@@ -386,20 +389,24 @@ class LiveFigure:
     which is then frozen, so that later frames (whose texts change) never move the axes and a
     blitted frame is the full render of the same state.
 
-    Fast redraws (``blit = True``), with matplotlib's blitting API.  Rendering text is most of
-    the cost of a matplotlib frame, and most text (tick labels, axis labels, legends) does not
-    change when a slider moves.  Artists that ``_draw`` changes are marked *animated*
-    (:meth:`_animate`); :meth:`render` draws everything else once (``canvas.draw()`` leaves
-    animated artists out) into a cached background (``canvas.copy_from_bbox``), and on later
-    calls only restores that background (``canvas.restore_region``) and draws the animated
-    artists on top (``figure.draw_artist``).  A background belongs to a *key*: the axis limits,
-    the figure-level texts and :attr:`_static_version` (bump it after changing any non-animated
+    Fast redraws (``blit = True``).  Rendering text is most of the cost of a matplotlib frame,
+    and most text (tick labels, axis labels, legends) does not change when a slider moves.
+    Artists that ``_draw`` changes are marked *animated* (:meth:`_animate`); :meth:`png`
+    renders everything else once into a cached background (``canvas.copy_from_bbox``), and on
+    later calls only restores that background (``restore_region``) and draws the animated
+    artists on top (``draw_artist``).  A background belongs to a *key*: the axis limits, the
+    figure-level texts and :attr:`_static_version` (bump it after changing any non-animated
     artist, or set it to a hashable that determines every non-animated artist, e.g. which
-    legend is shown).  The last :attr:`max_backgrounds` backgrounds are kept.  Saving the figure
-    (``savefig``, the inline backend) draws every artist as usual.  Animated 3-D artists are
-    projected before drawing (the view must not change between frames); set ``blit = False``
-    to always draw in full.  ``benchmarks/bench_widgets.py --compare-plain`` measures what
-    blitting buys against a full ``canvas.draw()`` per slider move.
+    legend is shown).  The last :attr:`max_backgrounds` backgrounds are kept.  A new background
+    is composed panel by panel where the figure allows it (:meth:`_compose_background`): a
+    slider that changes one panel's limits re-renders that panel only.  Saving the
+    figure (``savefig``, the inline backend) draws every artist as usual.  Animated 3-D
+    artists are projected before drawing (the view must not change between frames); set
+    ``blit = False`` to always draw in full.  Every line of text a live figure draws (titles
+    and labels holding slider values, tick labels, legends) is blended from a cache of rendered
+    lines (:class:`._stamps.StampRenderer`): text is most of the cost of a frame, and a
+    dashboard's texts repeat.  ``benchmarks/bench_widgets.py --compare-plain`` measures what
+    this buys against a full ``canvas.draw()`` per slider move.
 
     Parameters
     ----------
@@ -420,6 +427,11 @@ class LiveFigure:
         self._static_version = 0
         self._backgrounds = OrderedDict()  # key → cached background (LRU)
         self._layout_frozen = False
+        self._cells = None  # per-panel cells of the background (see _compose_background)
+        self._base_cache = None
+        self._base_pending = None
+        self._stamps = None  # the StampRenderer around the canvas renderer (see _renderer)
+        self._frozen = {}  # artist -> (static version, (image, x, y)) (see _freeze)
         self.data = None
         with S.house():
             self._build()
@@ -465,6 +477,45 @@ class LiveFigure:
             elif self.blit:
                 artist.set_animated(True)
         return artists[0] if len(artists) == 1 else artists
+
+    def _freeze(self, *artists):
+        """Artists that never change and lie outside every axes' data area (legends beside or
+        below a panel): drawn from an image of themselves, made once (per :attr:`_static_version`),
+        so that redrawing their panel (a new axis limit) does not lay them out again.
+
+        They are animated (left out of the cached backgrounds) and blended like a text stamp:
+        the same pixels as drawing them, to within rounding.  Nothing else may be drawn over them.
+        """
+        for artist in artists:
+            if artist is not None and self.blit:
+                artist.set_animated(True)
+                self._frozen[artist] = None
+        return artists[0] if len(artists) == 1 else artists
+
+    def _draw_frozen(self, artist, renderer):
+        entry = self._frozen[artist]
+        if entry is None or entry[0] != self._static_version:
+            width, height = self.fig.canvas.get_width_height()
+            canvas = RendererAgg(width, height, self.fig.dpi)  # same size: same sub-pixel phases
+            with S.house():
+                artist.draw(canvas)
+            rgba = np.asarray(canvas.buffer_rgba())
+            alpha = rgba[..., 3]
+            rows, cols = np.flatnonzero(alpha.any(axis=1)), np.flatnonzero(alpha.any(axis=0))
+            if rows.size == 0:
+                image = None
+            else:
+                top, end, first, last = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+                # buffer rows run downwards; draw_image takes rows upwards from (x, y)
+                image = (np.ascontiguousarray(rgba[top:end, first:last][::-1]), first, height - end)
+            entry = self._frozen[artist] = (self._static_version, image)
+        if entry[1] is not None:
+            image, x, y = entry[1]
+            gc = renderer.new_gc()
+            try:
+                renderer.draw_image(gc, x, y, image)
+            finally:
+                gc.restore()
 
     def _spines_below(self, *axes, zorder=None):
         """Draw the axes frame under the data (markers at the edge, vertical lines) in every render.
@@ -561,15 +612,215 @@ class LiveFigure:
         texts = tuple((t.get_text(), t.get_visible()) for t in self.fig.texts)
         return limits, texts, self._static_version
 
+    def _renderer(self):
+        """The canvas's Agg renderer wrapped in the figure's :class:`._stamps.StampRenderer`."""
+        renderer = self.fig.canvas.get_renderer()
+        if self._stamps is None:
+            self._stamps = StampRenderer(renderer)
+        elif self._stamps.renderer is not renderer:  # a new canvas size or dpi (savefig): new buffer
+            self._stamps.renderer = renderer
+        return self._stamps
+
     def _full_draw(self):
-        """``canvas.draw()`` (animated artists are left out of it); the first one fixes the layout."""
+        """What ``canvas.draw()`` does, with texts from the stamp cache."""
+        renderer = self._renderer()
         with S.house():
-            self.fig.canvas.draw()
+            renderer.clear()
+            self.fig.draw(renderer)
         if not self._layout_frozen:
             # the layout of the first render is kept: later frames never move the axes
             self.fig.set_layout_engine("none")
             self._layout_frozen = True
             self._backgrounds.clear()
+            self._cells = None
+
+    # -- backgrounds composed per panel ------------------------------------------------------
+    def _axes_in_draw_order(self):
+        """Top-level axes in the order a full render draws them (figure, then subfigure children
+        sorted by zorder, as ``Figure.draw`` sorts them)."""
+        order = []
+
+        def walk(container):
+            children = [c for c in container.get_children() if c is not container.patch and not c.get_animated()]
+            for child in sorted(children, key=lambda c: c.get_zorder()):
+                if isinstance(child, Axes):
+                    order.append(child)
+                elif isinstance(child, SubFigure):
+                    walk(child)
+
+        walk(self.fig)
+        return order
+
+    def _figure_level_extents(self, renderer):
+        """Window extents of what the figure (or a subfigure) draws itself: texts, legends,
+        lines, patches, images (not the axes, not the background patches)."""
+        boxes = []
+
+        def walk(container):
+            for child in container.get_children():
+                if child is container.patch or isinstance(child, Axes) or not child.get_visible():
+                    continue
+                if isinstance(child, SubFigure):
+                    walk(child)
+                elif not child.get_animated():
+                    box = child.get_window_extent(renderer)
+                    if box is not None and np.isfinite(box.get_points()).all() and box.width * box.height > 0:
+                        boxes.append(box)
+
+        walk(self.fig)
+        return boxes
+
+    def _make_cells(self):
+        """Split the figure into one rectangle (*cell*) per panel, or per group of overlapping
+        panels, so that a panel whose axis limits change is re-rendered alone (see
+        :meth:`_compose_background`).  ``False`` when the figure does not split (3-D axes, one
+        panel)."""
+        renderer = self.fig.canvas.get_renderer()
+        axes = self._axes_in_draw_order()
+        if len(axes) < 2 or any(ax.name != "rectilinear" for ax in axes):
+            return False
+        width, height = self.fig.canvas.get_width_height()
+        pad = 3  # anti-aliased edges; a panel drawing outside its cell is caught in _render_cell anyway
+
+        def extent(group):
+            boxes = []
+            for ax in group:
+                extra = [c for c in ax.get_children() if c.get_visible() and not c.get_animated()]
+                box = ax.get_tightbbox(renderer, bbox_extra_artists=extra)
+                if box is not None:
+                    boxes.append(box)
+            x0 = max(0, math.floor(min(b.x0 for b in boxes)) - pad)
+            y0 = max(0, math.floor(min(b.y0 for b in boxes)) - pad)
+            x1 = min(width, math.ceil(max(b.x1 for b in boxes)) + pad)
+            y1 = min(height, math.ceil(max(b.y1 for b in boxes)) + pad)
+            return [x0, y0, x1, y1]
+
+        def overlap(a, b):
+            return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+        groups = [[ax] for ax in axes]
+        while True:  # merge panels whose drawings overlap (twin axes, a legend over a neighbour)
+            boxes = [extent(g) for g in groups]
+            pair = next(((i, j) for i in range(len(groups)) for j in range(i + 1, len(groups))
+                         if overlap(boxes[i], boxes[j])), None)
+            if pair is None:
+                break
+            i, j = pair
+            merged = set(groups[i]) | set(groups[j])
+            groups = [g for k, g in enumerate(groups) if k not in pair] + [[ax for ax in axes if ax in merged]]
+        if len(groups) < 2:
+            return False
+        # Grow every cell towards its neighbours, by up to half the gap (tick labels that get
+        # longer after a limit change stay inside), but never over what the figure draws itself.
+        figure_boxes = [[b.x0, b.y0, b.x1, b.y1] for b in self._figure_level_extents(renderer)]
+        grown = []
+        for i, (x0, y0, x1, y1) in enumerate(boxes):
+            # a neighbouring panel: up to half the gap; what the figure draws: up to its edge
+            obstacles = [(b, 0.5) for j, b in enumerate(boxes) if j != i] + [(b, 1.0) for b in figure_boxes]
+            left, bottom, right, top = 0.0, 0.0, float(width), float(height)
+            for b, share in obstacles:
+                if b[1] < y1 and y0 < b[3]:  # beside it
+                    if b[2] <= x0:
+                        left = max(left, x0 - share * (x0 - b[2]))
+                    if b[0] >= x1:
+                        right = min(right, x1 + share * (b[0] - x1))
+                if b[0] < x1 and x0 < b[2]:  # above or below it
+                    if b[3] <= y0:
+                        bottom = max(bottom, y0 - share * (y0 - b[3]))
+                    if b[1] >= y1:
+                        top = min(top, y1 + share * (b[1] - y1))
+            grown.append([math.ceil(left), math.ceil(bottom), math.floor(right), math.floor(top)])
+        clean = all(not overlap(a, b) for i, a in enumerate(grown) for b in grown[i + 1:]) and all(
+            not overlap(a, b) for a in grown for b in figure_boxes) and all(
+            g[0] <= b[0] and g[1] <= b[1] and g[2] >= b[2] and g[3] >= b[3] for g, b in zip(grown, boxes))
+        cells = grown if clean else boxes
+        if any(overlap(a, b) for a in cells for b in figure_boxes):
+            return False
+        return [(tuple(group), tuple(int(v) for v in cell), OrderedDict()) for group, cell in zip(groups, cells)]
+
+    def _base_key(self):
+        return tuple((t.get_text(), t.get_visible()) for t in self.fig.texts), self._static_version
+
+    def _base(self, key):
+        """The figure with no axes drawn (its background, subfigure patches, figure texts): what
+        every cell is drawn on.  Cached under the figure-level part of the key."""
+        if self._base_cache is not None and self._base_cache[0] == key:
+            return self._base_cache
+        axes = self.fig.axes
+        shown = [ax.get_visible() for ax in axes]
+        try:
+            for ax in axes:
+                ax.set_visible(False)
+            self._full_draw()
+        finally:
+            for ax, visible in zip(axes, shown):
+                ax.set_visible(visible)
+        canvas = self.fig.canvas
+        # a figure text that has grown into a panel's cell would be drawn under the panel: no cells
+        boxes = self._figure_level_extents(canvas.get_renderer())
+        usable = not any(b.x0 < x1 and x0 < b.x1 and b.y0 < y1 and y0 < b.y1
+                         for b in boxes for _, (x0, y0, x1, y1), _ in self._cells)
+        self._base_cache = (key, canvas.copy_from_bbox(self.fig.bbox), np.array(canvas.buffer_rgba()), usable)
+        return self._base_cache
+
+    def _render_cell(self, group, cell, base):
+        """Draw one group of panels (non-animated artists) on the bare figure and copy its cell;
+        ``None`` if anything it draws falls outside the cell (the caller then draws in full)."""
+        canvas = self.fig.canvas
+        canvas.restore_region(base[1])
+        renderer = self._renderer()
+        with S.house():
+            for ax in group:
+                ax.draw(renderer)
+        x0, y0, x1, y1 = cell
+        now, before = np.asarray(canvas.buffer_rgba()), base[2]
+        top, bottom = now.shape[0] - y1, now.shape[0] - y0  # buffer rows run downwards
+        if not (np.array_equal(now[:top], before[:top]) and np.array_equal(now[bottom:], before[bottom:])
+                and np.array_equal(now[top:bottom, :x0], before[top:bottom, :x0])
+                and np.array_equal(now[top:bottom, x1:], before[top:bottom, x1:])):
+            return None
+        return canvas.copy_from_bbox(Bbox.from_extents(x0, y0, x1, y1))
+
+    def _compose_background(self):
+        """Put the background of the current state in the canvas from per-panel pieces; False
+        if it cannot (the caller draws the figure in full).
+
+        A full render of a multi-panel figure redraws every panel's ticks, labels and legends
+        although a slider usually changes the limits of one panel only.  Each panel (a group of
+        axes whose drawings overlap) owns a rectangle of the figure, its *cell*; the panel's
+        non-animated artists are drawn alone on the bare figure (:meth:`_base`) and the cell is
+        cached under that panel's limits.  Nothing else draws in a cell (checked pixel by pixel
+        when a cell is drawn), so the cells pasted on the bare figure are the full render.
+        """
+        if self._cells is None:
+            self._cells = self._make_cells()
+        if not self._cells:
+            return False
+        key = self._base_key()
+        if self._base_cache is not None and self._base_cache[0] != key and self._base_pending != key:
+            # Every cell is invalid (a legend changed, a figure text): one full render costs less
+            # than the bare figure plus every panel.  Cells come back at the next miss of this state.
+            self._base_pending = key
+            return False
+        base = self._base(key)
+        if not base[3]:
+            return False
+        pieces = []
+        for group, cell, cache in self._cells:
+            key = (tuple((ax.get_xlim(), ax.get_ylim()) for ax in group), base[0])
+            if key not in cache:
+                cache[key] = self._render_cell(group, cell, base)
+                while len(cache) > self.max_backgrounds:
+                    cache.popitem(last=False)
+            cache.move_to_end(key)
+            if cache[key] is None:
+                return False
+            pieces.append(cache[key])
+        canvas = self.fig.canvas
+        canvas.restore_region(base[1])
+        for piece in pieces:
+            canvas.restore_region(piece)
+        return True
 
     def render(self):
         """Render the figure into the canvas buffer (blitting when possible)."""
@@ -587,21 +838,27 @@ class LiveFigure:
             key = self._key()
             background = self._backgrounds.get(key)
             if background is None:
-                self._full_draw()
+                if not self._compose_background():
+                    self._full_draw()  # animated artists are skipped here
                 self._backgrounds[key] = canvas.copy_from_bbox(self.fig.bbox)
                 while len(self._backgrounds) > self.max_backgrounds:
                     self._backgrounds.popitem(last=False)
             else:
                 self._backgrounds.move_to_end(key)
                 canvas.restore_region(background)
+            renderer = self._renderer()
             for group in dynamic:
                 for artist in sorted(group, key=lambda a: a.get_zorder()):
                     if hasattr(artist, "do_3d_projection"):  # 3-D collections project in Axes3D.draw,
-                        artist.do_3d_projection()  # which draw_artist does not run
-                    self.fig.draw_artist(artist)
-        for message in messages:  # last, on top of every axes (animated ones are not in canvas.draw)
+                        artist.do_3d_projection()  # which the blitting path does not run
+                    if artist in self._frozen:
+                        self._draw_frozen(artist, renderer)
+                    else:
+                        artist.draw(renderer)  # = figure.draw_artist, texts from their stamps
+        renderer = self._renderer()
+        for message in messages:  # last, on top of every axes (animated ones are not in the draw)
             if message.get_visible() and message.get_animated():
-                self.fig.draw_artist(message)
+                message.draw(renderer)
 
     def png(self):
         """Render the figure and return its PNG bytes.

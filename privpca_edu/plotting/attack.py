@@ -94,6 +94,7 @@ class AttackFigure(LiveFigure):
                       self.p_acc_c, self.v_acc, self.p_acc, self.l_random, self.l_util, self.v_util, self.p_util,
                       self.t_random)
         self._spines_below()
+        self._freeze(*(ax.get_legend() for ax in (self.ax_rec, self.ax_acc, self.ax_util)))
 
     def _draw(self, r):
         d = r["n_features"]

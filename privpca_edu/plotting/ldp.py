@@ -138,6 +138,7 @@ class LocalPrivacyFigure(LiveFigure):
         # drawn over the moving images in a full render, so animated too: the frames of the two images
         self._animate(list(self.ax_x.spines.values()), list(self.ax_r.spines.values()))
         self._spines_below(self.ax_n, self.ax_b)
+        self._freeze(self.ax_n.get_legend(), self.ax_b.get_legend())
         self._ylim = None
 
     def _draw(self, r):

@@ -263,3 +263,57 @@ def test_planes_max_angle_level_is_the_random_plane_level():
     _, _, _, levels, _ = fig.bar_parts
     # d = 3, k = 2: one angle between the normals, E sin² = 1 − 1/3
     assert levels.get_segments()[2][0][1] == pytest.approx(np.sqrt(2 / 3))
+
+
+# ------------------------------------------------------------------ stamped texts
+def test_stamped_text_is_the_text_agg_draws():
+    # a text blended from its stamps (one per line) matches Agg drawing the same text, to within
+    # anti-aliasing rounding, at any sub-pixel position and rotation; drawing it again is all hits
+    from privpca_edu.plotting._stamps import StampRenderer
+
+    texts = ("(a) ε = 0.37, Δ = √2\nsecond line", r"$\|\sin\Theta\|_F \approx 1.265$")
+    for x, s, rotation in itertools.product((0.1, 0.3137, 0.52), texts, (0, 90, 30)):
+        fig = plotting.new_figure(2.5, layout=None)
+        text = fig.text(x, 0.4, s, fontsize=S.NORMAL, color=S.OKABE_ITO["blue"], rotation=rotation)
+        canvas = fig.canvas
+        canvas.draw()
+        direct = np.asarray(canvas.buffer_rgba()).astype(int)
+        text.set_visible(False)
+        canvas.draw()
+        text.set_visible(True)
+        stamps, background = StampRenderer(canvas.get_renderer()), canvas.copy_from_bbox(fig.bbox)
+        lines = s.count("\n") + 1
+        for _ in range(2):
+            canvas.restore_region(background)
+            text.draw(stamps)
+        stamped = np.asarray(canvas.buffer_rgba()).astype(int)
+        assert (stamps.misses, stamps.hits, stamps.direct) == (lines, lines, 0)
+        differ = np.abs(stamped - direct).max(axis=-1)
+        assert differ.max() <= 2 and (differ > 0).sum() <= 4, (s, x, rotation)
+        assert (direct != 255).any(axis=-1).sum() > 200  # the text is there
+
+
+def test_the_stamp_renderer_is_a_renderer_that_forwards_all_but_text():
+    # matplotlib code that checks isinstance(renderer, RendererBase) accepts it, and every method
+    # of the renderer interface but draw_text is the wrapped Agg renderer's (not RendererBase's
+    # defaults): a full figure drawn through it equals the canvas's own draw
+    from matplotlib.backend_bases import RendererBase
+
+    from privpca_edu.plotting._stamps import StampRenderer
+
+    fig = plotting.new_figure(2.5)
+    ax = fig.add_subplot()
+    ax.plot([0, 1, 2], [1, 0, 2], marker="o")
+    ax.set_title("(a) ε = 0.5")
+    fig.canvas.draw()
+    direct = np.asarray(fig.canvas.buffer_rgba()).astype(int)
+    renderer = fig.canvas.get_renderer()
+    stamps = StampRenderer(renderer)
+    assert isinstance(stamps, RendererBase)
+    for name in [n for n in vars(RendererBase) if not n.startswith("__") and n != "draw_text"]:
+        assert getattr(StampRenderer, name) is not getattr(RendererBase, name), name
+    assert stamps.get_canvas_width_height() == renderer.get_canvas_width_height()
+    renderer.clear()
+    fig.draw(stamps)
+    differ = np.abs(np.asarray(fig.canvas.buffer_rgba()).astype(int) - direct).max(axis=-1)
+    assert differ.max() <= 2 and stamps.misses > 0
