@@ -169,10 +169,15 @@ if [ "$build" -eq 1 ]; then
     if [ "$fresh" -eq 1 ]; then
         rm -rf "$build_dir"
     fi
-    if [ ! -d "$start_frames" ] && [ -d "$build_dir/_build" ]; then
-        # a build from before the starting figures were saved: run its notebooks once more
-        log "the earlier live build has no saved starting figures: its notebooks run again"
-        rm -rf "$build_dir/_build/.jupyter_cache" "$build_dir/_build/.doctrees"
+    # The saved starting figures belong to the package source they were drawn with (a kernel
+    # only uses a figure whose key, which includes that source, matches).  The notebooks run in
+    # cache mode, so a changed package alone would not redraw them: when the source differs from
+    # the one stamped in the last build (or no figures were saved), run the notebooks again.
+    source_stamp="$(cd "$ROOT" && find privpca_edu -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort \
+        | xargs sha256sum | sha256sum | cut -d' ' -f1)"
+    if [ -d "$build_dir/_build" ] && [ "$(cat "$start_frames/SOURCE" 2>/dev/null)" != "$source_stamp" ]; then
+        log "the package changed since the last live build (or it saved no starting figures): its notebooks run again"
+        rm -rf "$build_dir/_build/.jupyter_cache" "$build_dir/_build/.doctrees" "$start_frames"
     fi
     mkdir -p "$start_frames"
     log "building the live book into ${html#"$ROOT"/} (notebooks run in cache mode)"
@@ -185,6 +190,7 @@ if [ "$build" -eq 1 ]; then
         .venv/bin/jupyter-book build . --path-output "$build_dir" "${toc_args[@]}"; then
         die "the live build failed (see above)"
     fi
+    echo "$source_stamp" > "$start_frames/SOURCE"
     log "built in $(( $(date +%s) - t0 )) s"
 fi
 [ -f "$html/_static/privpca-live/build.json" ] \
