@@ -195,6 +195,29 @@ def check_gaussian_guarantee(epsilon, delta, releases):
     >>> g.holds, f"{g.exact_delta:.3g}"
     (False, '2.27e-05')
     """
+    releases = list(releases)  # (an iterator is read once)
+    try:  # the same arguments (by type and value) as an earlier call that passed: its verdict
+        key = (type(epsilon), epsilon, type(delta), delta,
+               tuple((len(item),) + tuple((type(x), x) for x in item) for item in releases))
+        verdict = _VERDICTS.get(key)
+    except TypeError:  # unhashable (an array) or unsized: checked below, not remembered
+        key = verdict = None
+    if verdict is None:
+        verdict = _check_gaussian_guarantee(epsilon, delta, releases)
+        if key is not None:
+            if len(_VERDICTS) >= 4096:
+                _VERDICTS.clear()
+            _VERDICTS[key] = verdict
+    return verdict
+
+
+#: Verdicts of check_gaussian_guarantee by its arguments (type and value of each): a pure function
+#: of public parameters, called on every private fit (a dashboard's slider move repeats them).
+#: NaN never equals itself, so an invalid argument is never found here and is refused as before.
+_VERDICTS = {}
+
+
+def _check_gaussian_guarantee(epsilon, delta, releases):
     epsilon = check_epsilon(epsilon)
     delta = check_positive(delta, "delta", allow_zero=True)
     checked = []

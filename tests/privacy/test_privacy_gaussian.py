@@ -284,3 +284,28 @@ def test_frobenius_coordinates_detect_wrong_convention():
     Z = P.symmetric_to_vector(E, convention="frobenius")
     assert not variance_consistent(Z[:, 4], SIGMA**2)  # first off-diagonal coordinate
     assert variance_consistent(Z[:, 4], 2 * SIGMA**2)
+
+
+def test_remembered_verdicts_equal_fresh_ones_and_bad_input_is_still_refused():
+    # check_gaussian_guarantee remembers verdicts by argument type and value: a repeat gives the
+    # verdict a fresh check gives, an iterator is read once, and invalid input raises every time
+    import math
+
+    from privpca_edu.privacy import _gaussian
+    check_gaussian_guarantee = P.check_gaussian_guarantee
+
+    cases = [(0.5, 1e-5, [(1.0, 9.0)]), (0.5, 1e-5, [(1.0, 8.0)]), (1.0, 1e-6, [(2.0, 3.0, 10)]),
+             (math.inf, 0.0, [(1.0, math.inf)]), (2.0, 1e-5, ((1.0, 0.0),))]
+    for epsilon, delta, releases in cases:
+        fresh = _gaussian._check_gaussian_guarantee(epsilon, delta, list(releases))
+        assert check_gaussian_guarantee(epsilon, delta, releases) == fresh
+        assert check_gaussian_guarantee(epsilon, delta, iter(releases)) == fresh
+        assert check_gaussian_guarantee(epsilon, delta, releases) == fresh
+    # the same values as another type are checked, not looked up: a count of True is refused
+    assert check_gaussian_guarantee(0.5, 1e-5, [(1.0, 9.0, 1)]).holds
+    for bad in ([(1.0, float("nan"))], [(-1.0, 9.0)], [(1.0, 9.0, 1.5)], [(1.0, 9.0, True)]):
+        for _ in range(2):
+            with pytest.raises((ValueError, TypeError)):
+                check_gaussian_guarantee(0.5, 1e-5, bad)
+    with pytest.raises(ValueError):
+        check_gaussian_guarantee(float("nan"), 1e-5, [(1.0, 9.0)])
