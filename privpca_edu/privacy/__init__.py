@@ -42,118 +42,13 @@ import from ``privpca_edu.privacy``.
 """
 
 from .._validation import diagnostics, diagnostics_enabled
-from ._accounting import (
-    COMPOSITIONS,
-    ITERATIVE_CALIBRATIONS,
-    BudgetAccountant,
-    BudgetExceededError,
-    Spend,
-    compose_advanced,
-    compose_basic,
-    iterative_gaussian_sigma,
-    pld_epsilon,
-    zcdp_rho,
-    zcdp_to_dp,
-)
-from ._gaussian import (
-    EXACT_DELTA_RTOL,
-    MU_RESOLVABLE,
-    SYMMETRIC_CONVENTIONS,
-    GaussianGuarantee,
-    analytic_gaussian_delta,
-    check_gaussian_guarantee,
-    gaussian_mu_bound,
-    gaussian_sigma,
-    gdp_delta,
-    gdp_epsilon,
-    symmetric_noise,
-    symmetric_to_vector,
-)
-from ._mechanisms import (
-    DPDPCA_CALIBRATIONS,
-    KENDALL_SENSITIVITIES,
-    LOCAL_CALIBRATIONS,
-    SENSITIVITIES,
-    TRANSFORM_KINDS,
-    analyze_gauss_noise_scale,
-    analyze_gauss_sensitivity,
-    dpdpca_noise_scale,
-    dpdpca_sensitivity,
-    dps_pca_sensitivity,
-    dps_pca_sigma,
-    kendall_noise_scale,
-    kendall_sensitivity,
-    local_noise_scale,
-    local_sensitivity,
-    mask_sensitivity,
-    mod_sulq_noise_scale,
-    mod_sulq_sensitivity,
-    nsggd_noise_scale,
-    nsggd_sensitivity,
-    private_local_noise_scale,
-    private_local_sensitivity,
-    resolve_radius,
-    resolve_transform,
-    sgpca_sensitivity,
-)
-from ._record import PrivacyRecord, make_record
+from . import _accounting, _gaussian, _mechanisms, _record
+from ._accounting import *  # noqa: F401,F403 (each module's __all__: the names listed above)
+from ._gaussian import *  # noqa: F401,F403
+from ._mechanisms import *  # noqa: F401,F403
+from ._record import *  # noqa: F401,F403
 
-__all__ = [
-    # the Gaussian mechanism
-    "gaussian_sigma",
-    "analytic_gaussian_delta",
-    "GaussianGuarantee",
-    "check_gaussian_guarantee",
-    "gdp_delta",
-    "gdp_epsilon",
-    "gaussian_mu_bound",
-    "symmetric_noise",
-    "symmetric_to_vector",
-    "SYMMETRIC_CONVENTIONS",
-    "EXACT_DELTA_RTOL",
-    "MU_RESOLVABLE",
-    # composition and accounting
-    "compose_basic",
-    "compose_advanced",
-    "zcdp_rho",
-    "zcdp_to_dp",
-    "iterative_gaussian_sigma",
-    "ITERATIVE_CALIBRATIONS",
-    "BudgetAccountant",
-    "BudgetExceededError",
-    "Spend",
-    "COMPOSITIONS",
-    "pld_epsilon",
-    # sensitivities and the methods' noise scales
-    "SENSITIVITIES",
-    "analyze_gauss_sensitivity",
-    "analyze_gauss_noise_scale",
-    "mod_sulq_sensitivity",
-    "mod_sulq_noise_scale",
-    "private_local_sensitivity",
-    "private_local_noise_scale",
-    "KENDALL_SENSITIVITIES",
-    "TRANSFORM_KINDS",
-    "resolve_transform",
-    "resolve_radius",
-    "kendall_sensitivity",
-    "kendall_noise_scale",
-    "sgpca_sensitivity",
-    "nsggd_sensitivity",
-    "nsggd_noise_scale",
-    "dps_pca_sensitivity",
-    "dps_pca_sigma",
-    "LOCAL_CALIBRATIONS",
-    "local_sensitivity",
-    "local_noise_scale",
-    "DPDPCA_CALIBRATIONS",
-    "dpdpca_sensitivity",
-    "mask_sensitivity",
-    "dpdpca_noise_scale",
-    # the privacy record
-    "PrivacyRecord",
-    "make_record",
-    # diagnostics
-    "diagnostics",
-    "diagnostics_enabled",
-]
+# The Gaussian mechanism, composition and accounting, the sensitivities and the methods' noise
+# scales, the privacy record, then the diagnostics switch (one list per private module).
+__all__ = [*_gaussian.__all__, *_accounting.__all__, *_mechanisms.__all__, *_record.__all__,
+           "diagnostics", "diagnostics_enabled"]
