@@ -173,8 +173,7 @@ if [ "$build" -eq 1 ]; then
     # only uses a figure whose key, which includes that source, matches).  The notebooks run in
     # cache mode, so a changed package alone would not redraw them: when the source differs from
     # the one stamped in the last build (or no figures were saved), run the notebooks again.
-    source_stamp="$(cd "$ROOT" && find privpca_edu -name '*.py' -not -path '*/__pycache__/*' | LC_ALL=C sort \
-        | xargs sha256sum | sha256sum | cut -d' ' -f1)"
+    source_stamp="$(.venv/bin/python -c 'from privpca_edu._version import source_digest; print(source_digest())')"
     if [ -d "$build_dir/_build" ] && [ "$(cat "$start_frames/SOURCE" 2>/dev/null)" != "$source_stamp" ]; then
         log "the package changed since the last live build (or it saved no starting figures): its notebooks run again"
         rm -rf "$build_dir/_build/.jupyter_cache" "$build_dir/_build/.doctrees" "$start_frames"

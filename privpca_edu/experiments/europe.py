@@ -362,11 +362,10 @@ def _saved_path(folder, source, random_state):
 
     import scipy
 
-    root = Path(__file__).resolve().parents[1]
+    from .._version import source_digest
+
     digest = hashlib.sha256(repr((source, random_state, np.__version__, scipy.__version__)).encode())
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
+    digest.update(source_digest().encode())
     return Path(folder) / f"europe-nonprivate-{digest.hexdigest()[:24]}.pickle"
 
 

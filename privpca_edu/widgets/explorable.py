@@ -24,7 +24,6 @@ Outside a book build (JupyterLab, Live Code, tests) nothing of this runs.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import html
 import io
@@ -37,6 +36,8 @@ from pathlib import Path
 
 import ipywidgets as W
 import numpy as np
+
+from .._version import source_digest
 
 __all__ = ["GRIDS", "ENV_VAR", "NARROW_PX", "STATIC_TOKEN", "building", "grid_states", "precompute",
            "explorable_html", "narrow_figure", "relayout_narrow", "fit_texts", "narrow_frame", "figure_html", "install_figure_formatter",
@@ -493,18 +494,10 @@ def frame_numbers(result, limit=400):
     return out
 
 
-@functools.lru_cache(maxsize=1)
 def _source_digest():
     """A digest of the package's Python source: any change to it invalidates the frame cache
-    (computed once per process: the source of the code this process runs)."""
-    root = Path(__file__).resolve().parents[1]
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        if path == Path(__file__).resolve():  # this module: see FRAME_VERSION
-            continue
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    (this module excluded: see FRAME_VERSION)."""
+    return source_digest(exclude=("widgets/explorable.py",))
 
 
 def _cache_key(dashboard, states):
