@@ -268,3 +268,46 @@ def test_an_unknown_section_fails():
 
     codes = {code for code, _ in docstring_errors("f", f)}
     assert {"GL06", "PARSE"} <= codes, codes
+
+
+# ---------------------------------------------------------------------------------------------
+# Mathematics in docstrings survives Python's string escapes
+# ---------------------------------------------------------------------------------------------
+#: What a LaTeX command becomes in a non-raw string: \a(lpha) \b(eta) \f(rac) \v(arepsilon) \r(ho).
+CONTROL = {"\a": r"\a", "\b": r"\b", "\f": r"\f", "\v": r"\v", "\r": r"\r"}
+
+
+def _docstrings(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                yield getattr(node, "name", path.stem), node.body[0].lineno, doc
+
+
+def _math_damage(doc):
+    """Where the docstring's mathematics was broken by an escape: a control character, or an
+    inline ``:math:`` span cut by a line break that is not indented (``\\r`` of ``\\rho`` read as
+    a line end when the file was written)."""
+    found = [f"{CONTROL[c]} read as a control character" for c in CONTROL if c in doc]
+    for span in doc.split(":math:`")[1:]:
+        body = span.split("`", 1)[0]
+        if any(line[:1] not in ("", " ") for line in body.split("\n")[1:]):
+            found.append(f"a line break at column 0 inside :math:`{body[:30]}...`")
+    return found
+
+
+def test_docstring_mathematics_is_intact():
+    damaged = [f"{path.relative_to(ROOT)}:{line} {name}: {problem}"
+               for path in sorted((ROOT / "privpca_edu").rglob("*.py"))
+               for name, line, doc in _docstrings(path)
+               for problem in _math_damage(doc)]
+    assert not damaged, "\n".join(damaged)
+
+
+def test_the_mathematics_check_finds_a_broken_rho():
+    broken = 'def f():\n    r"""Moves Y by :math:`\\sqrt k/\nho` at most."""\n'
+    doc = ast.get_docstring(ast.parse(broken).body[0], clean=False)
+    assert _math_damage(doc) and _math_damage("x \\beta".replace("\\b", "\b"))
+    assert not _math_damage(r"Moves Y by :math:`\sqrt k/\rho` at most, :math:`a +" "\n    b`.")

@@ -680,12 +680,9 @@ def fantope_admm_stack(S, n_components, lam, *, rho=None, adaptive_rho=False, to
     eigendecomposition and one numpy call per step.  At the chapter dashboard's sizes (m = 14
     problems, d = 20) this is several times faster than m calls of :func:`fantope_admm`.  It
     agrees with :func:`fantope_admm` to the tolerance its stopping rule implies: on the step
-    where the rule holds the dual residual is :math:`
-ho\lVert Y_t - Y_{t-1}
-Vert_F \le
+    where the rule holds the dual residual is :math:`\rho\lVert Y_t - Y_{t-1}\rVert_F \le
     \sqrt k\,\mathrm{tol}`, so rounding that moves the stop by one iteration moves Y by at most
-    :math:`\sqrt k\,\mathrm{tol}/
-ho` in Frobenius norm (tested).  Unlike :func:`fantope_admm`
+    :math:`\sqrt k\,\mathrm{tol}/\rho` in Frobenius norm (tested).  Unlike :func:`fantope_admm`
     it issues no :class:`ConvergenceWarning`: ``converged`` says which problems hit ``max_iter``.
 
     Parameters

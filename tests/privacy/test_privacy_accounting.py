@@ -279,10 +279,14 @@ def test_default_analyze_gauss_is_private_and_silent_inside_the_unit_ball():
 @pytest.mark.parametrize("cls", [pp.AnalyzeGauss, pp.ModSuLQ, pp.PPCA, pp.DPSPCA, pp.LocalGaussianPCA,
                                  pp.LocalSparsePCA, pp.KendallDPPCA, pp.NSGGD, pp.PrivateLocalPCA])
 def test_every_default_construction_is_private_and_silent(cls):
+    # Defaults except the seed: the noise draw is fixed so that the test is deterministic.  With
+    # random_state=None the iterative solvers would see a different S̃ on every run, and about
+    # one draw in 200 needs more than LocalSparsePCA's default max_iter = 1000 ADMM steps (its
+    # ConvergenceWarning then says so truthfully; tested in tests/estimators/test_local.py).
     X = 0.99 * unit_rows()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = cls().fit(X)
+        est = cls(random_state=0).fit(X)
     assert est.privacy_.is_private, est.privacy_.note
 
 
