@@ -5,7 +5,7 @@ Public names (``__all__``):
 * the estimators ``PCA``, ``TruncatedPowerPCA``, ``AnalyzeGauss``, ``ModSuLQ``, ``PPCA``, ``DPSPCA``,
   ``LocalGaussianPCA``, ``LocalSparsePCA``, ``KendallDPPCA``, ``SGPCA``, ``NSGGD`` and
   ``PrivateLocalPCA``; their privacy record ``PrivacyRecord`` (from ``privacy``) and warning ``PrivacyWarning``;
-* ``subspace_distance`` and ``__version__``;
+* ``subspace_distance``, ``show_versions`` (what a bug report needs) and ``__version__``;
 * the submodules ``audit``, ``bounds``, ``datasets``, ``estimators``, ``experiments``, ``plotting``,
   ``privacy``, ``protocol``, ``reproduce``, ``subspace`` and ``widgets``.
 
@@ -42,6 +42,7 @@ _NAMES = {
     "PrivacyRecord": ".privacy",
     "PrivacyWarning": "._validation",
     "subspace_distance": ".subspace",
+    "show_versions": "._show_versions",
 }
 
 __all__ = [*_NAMES, "__version__", *_SUBMODULES]
