@@ -122,6 +122,8 @@ def as_generator(random_state):
     (Named ``as_generator``, not ``check_random_state``: scikit-learn's function of that name
     returns a ``RandomState``.)
     """
+    if type(random_state) is int and random_state >= 0:  # the common case, without the ABC checks below
+        return np.random.default_rng(random_state)
     if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
         if isinstance(random_state, bool):
             raise TypeError("random_state must be None, an int, a numpy Generator or RandomState, got bool")
@@ -141,6 +143,8 @@ def as_generator(random_state):
 
 
 def _is_real_number(x):
+    if type(x) is float or type(x) is int:  # the common case, without the ABC checks below
+        return True
     return isinstance(x, (numbers.Real, np.floating, np.integer)) and not isinstance(x, bool)
 
 
@@ -149,9 +153,9 @@ def check_positive(value, name, *, allow_inf=False, allow_zero=False):
     if not _is_real_number(value):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     value = float(value)
-    if np.isnan(value):
+    if math.isnan(value):
         raise ValueError(f"{name} must be a number, got nan")
-    if np.isinf(value) and not (allow_inf and value > 0):
+    if math.isinf(value) and not (allow_inf and value > 0):
         allowed = "> 0 (numpy.inf allowed)" if allow_inf else "a finite number"
         raise ValueError(f"{name} must be {allowed}, got {value}")
     if value < 0 or (value == 0 and not allow_zero):
@@ -179,7 +183,7 @@ def check_delta(delta, name="delta", *, allow_zero=False):
 
 def check_int(value, name, *, low=None, high=None):
     """Return ``int(value)`` if it is an integer in ``[low, high]``, else raise."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer))):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
@@ -352,10 +356,14 @@ def clip_rows(X, data_norm, *, name="X", warn=None, copy=True):
     data_norm = check_data_norm(data_norm)
     X = np.array(X, dtype=np.float64, copy=True) if copy else X
     norms = row_norms(X)
-    if not math.isfinite(float(norms.sum())):  # NaN/inf in X (row_norms itself never overflows)
+    largest = float(norms.max()) if norms.size else 0.0
+    if not math.isfinite(largest):  # NaN/inf in X (row_norms itself never overflows; max propagates NaN)
         check_finite_rows(X, name)
     # A tiny relative slack so rows already normalised to the bound are not "clipped".
-    over = norms > data_norm * (1 + 1e-12)
+    bound = data_norm * (1 + 1e-12)
+    if largest <= bound:  # the common case: one pass over the norms, nothing to scale
+        return X, 0
+    over = norms > bound
     n_clipped = int(over.sum())
     if n_clipped:
         scale = np.ones_like(norms)

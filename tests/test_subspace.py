@@ -324,6 +324,23 @@ def test_top_eigenvectors_algebraically_largest_of_indefinite_matrix():
     assert np.all(V[np.argmax(np.abs(V), axis=0), [0, 1]] > 0)
 
 
+@pytest.mark.parametrize("d", [1, 2, 20, 64, 65, 130])
+def test_top_eigenvectors_is_scipy_eigh_of_the_largest(d):
+    # LAPACK dsyevr called as scipy.linalg.eigh(subset_by_index=…, driver="evr") calls it (its
+    # workspace query made once per d): the same eigenpairs, descending, signs fixed.  d = 65 and
+    # 130 take LAPACK's blocked reduction, which needs the optimal workspace.
+    from scipy import linalg
+
+    A = np.random.default_rng(d).standard_normal((d, d))
+    A = A + A.T
+    for k in sorted({1, min(3, d), d}):
+        values, vectors = top_eigenvectors(A, k)
+        w, V = linalg.eigh(A, subset_by_index=(d - k, d - 1), lower=False, driver="evr")
+        np.testing.assert_allclose(values, w[::-1], rtol=0, atol=1e-12 * np.abs(w).max())
+        np.testing.assert_allclose(vectors, fix_signs(V[:, ::-1]), rtol=0, atol=1e-10)
+        np.testing.assert_allclose(vectors.T @ vectors, np.eye(k), atol=1e-12)
+
+
 def test_top_eigenvectors_reads_upper_triangle_only():
     W = random_orthonormal(4, 4, 1)
     A = (W * np.array([4.0, 3.0, 2.0, 1.0])) @ W.T

@@ -50,7 +50,9 @@ class NoisyMatrixMechanism(PrivateEstimator):
     _has_spectrum = True
 
     def _statistic(self, X):
-        return X.T @ X / X.shape[0]
+        G = X.T @ X
+        G /= X.shape[0]
+        return G
 
     def _sensitivity(self, n, d, data_norm):  # replace-one, upper-triangle coordinates
         return analyze_gauss_sensitivity(n, data_norm)

@@ -23,6 +23,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -483,18 +484,28 @@ def symmetric_noise(dim, sigma, *, convention="upper_iid", size=None, random_sta
     sigma = check_positive(sigma, "sigma", allow_zero=True)
     if convention == "vecd":
         convention = "frobenius"
-    check_option(convention, "convention", tuple(SYMMETRIC_CONVENTIONS))
+    elif convention != "upper_iid":
+        check_option(convention, "convention", tuple(SYMMETRIC_CONVENTIONS))
     rng = as_generator(random_state)
     batch = () if size is None else ((size,) if np.isscalar(size) else tuple(size))
     G = rng.standard_normal(batch + (dim, dim))
-    upper = np.triu(G, 1)
-    E = upper + np.swapaxes(upper, -1, -2)
+    # on and above the diagonal as drawn, below it the mirror image of the strict upper triangle
+    E = np.where(_upper_triangle_mask(dim), G, np.swapaxes(G, -1, -2))
     if convention == "frobenius":
+        diagonal = np.diagonal(G, axis1=-2, axis2=-1).copy()
         E *= 1 / math.sqrt(2)
-    idx = np.arange(dim)
-    E[..., idx, idx] = G[..., idx, idx]
+        idx = np.arange(dim)
+        E[..., idx, idx] = diagonal
     E *= sigma
     return E
+
+
+@functools.lru_cache(maxsize=64)
+def _upper_triangle_mask(dim):
+    """The (dim, dim) boolean mask of the diagonal and the upper triangle (read-only, cached)."""
+    mask = np.triu(np.ones((dim, dim), dtype=bool))
+    mask.flags.writeable = False
+    return mask
 
 
 def symmetric_to_vector(A, convention="upper_iid"):

@@ -195,6 +195,25 @@ def test_symmetric_noise_is_exactly_symmetric_and_shaped(convention):
     assert np.array_equal(B, np.swapaxes(B, -1, -2))
 
 
+@pytest.mark.parametrize("size", [None, 3, (2, 2)])
+def test_symmetric_noise_is_the_documented_draw(size):
+    # The definition, written out: G ~ N(0, 1) of the batch shape from the same generator; "upper_iid"
+    # keeps G on and above the diagonal and mirrors the strict upper triangle; "frobenius" scales the
+    # off-diagonal entries by 1/√2; then σ·E.  Equal to the bit: the draw is G itself, rearranged.
+    d, sigma = 7, 0.3
+    shape = () if size is None else ((size,) if np.isscalar(size) else size)
+    G = np.random.default_rng(11).standard_normal((*shape, d, d))
+    i, j = np.triu_indices(d)
+    upper = np.zeros_like(G)
+    upper[..., i, j] = G[..., i, j]
+    off = np.triu(upper, 1)
+    expected = {"upper_iid": sigma * (upper + np.swapaxes(off, -1, -2)),
+                "frobenius": sigma * ((off + np.swapaxes(off, -1, -2)) * (1 / math.sqrt(2)) + (upper - off))}
+    for convention, want in expected.items():
+        got = P.symmetric_noise(d, sigma, convention=convention, size=size, random_state=11)
+        np.testing.assert_array_equal(got, want)
+
+
 def test_symmetric_noise_reproducible_and_zero_sigma():
     a = P.symmetric_noise(5, 2.0, random_state=7)
     b = P.symmetric_noise(5, 2.0, random_state=7)
