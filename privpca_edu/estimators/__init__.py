@@ -24,7 +24,7 @@ def fast_paths():
     updates its compressed eigenbasis by rank-one steps through LAPACK ``dlaed9``, reached
     through SciPy's Cython LAPACK table.  Where a SciPy release does not expose that routine, the
     sampler decomposes each compression densely instead: the same draws for the same seed
-    (the chain depends only on the compression, not on the path), about 1.2-1.9x slower at
+    (the chain depends only on the compression, not on the path), about 1.2-1.8x slower at
     d = 50-400.  :func:`privpca_edu.show_versions` prints this with the library versions.
 
     Returns
@@ -44,6 +44,6 @@ def fast_paths():
         "lapack_dlaed9": {
             "available": _compression.DLAED9 is not None,
             "used_for": "PPCA(sampler='gibbs'), k >= 2: rank-one updates of the compressed eigenbasis",
-            "fallback": "one dense eigendecomposition per column (same draws, about 1.2-1.9x slower at d = 50-400)",
+            "fallback": "one dense eigendecomposition per column (same draws, about 1.2-1.8x slower at d = 50-400)",
         },
     }

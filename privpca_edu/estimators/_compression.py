@@ -20,15 +20,16 @@ O(k d²) instead of a d×d eigendecomposition (O(d³)) per column.
 
 ``dlaed9`` is reached through SciPy's Cython LAPACK table (``scipy.linalg.cython_lapack``, the
 same library SciPy's own ``eigh`` calls).  :data:`DLAED9` is ``None`` where it cannot be loaded;
-callers then use the dense path.
+callers then use the dense path, and :func:`privpca_edu.estimators.fast_paths` (printed by
+:func:`privpca_edu.show_versions`) says so.
 
 **Why ctypes, and why it stays.**  ``scipy.linalg.cython_lapack`` is SciPy's documented, stable
 interface to its LAPACK (every routine, for Cython code), but SciPy's Python wrappers
 (``scipy.linalg.lapack``) do not include ``dlaed9``/``dlaed4``, and this package compiles no
 extension, so the function pointer is taken from that module's capsule table (``__pyx_capi__``,
 the mechanism Cython's ``cimport`` itself uses) after checking its C signature.  Measured on the
-PPCA Gibbs sampler (k = 5, 100 sweeps, one BLAS thread): the dense fallback takes 1.13× the time
-at d = 50, 1.57× at d = 200 and 1.91× at d = 400 — the sizes of the DPS-PCA paper's Table 1 —
+PPCA Gibbs sampler (k = 5, 100 sweeps, one BLAS thread, CPU time, paired): the dense fallback
+takes 1.16× the time at d = 50, 1.57× at d = 200 and 1.76× at d = 400 — the sizes of the DPS-PCA paper's Table 1 —
 so the path earns its place; ``tests/estimators/test_compression.py`` fails (it does not skip)
 if a SciPy release stops exposing the routine, and checks every step against a dense
 eigendecomposition.
