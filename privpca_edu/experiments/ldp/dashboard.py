@@ -75,7 +75,7 @@ def _projection_error(basis, V):
 
 def _sparse_solutions(released, k, lams, est, n_threads):
     """Algorithm 2's ADMM on every released matrix, ``(Y, n_iter, converged)``: one stack
-    (:func:`~privpca_edu.estimators.local.fantope_admm_stack`), or two halves on two threads."""
+    (:func:`~privpca_edu.estimators.local.fantope_admm_stack`), or two interleaved halves on two threads."""
     def solve(part):
         res = fantope_admm_stack(released[part], k, lams[part], rho=est.rho, adaptive_rho=bool(est.adaptive_rho),
                                  tol=est.tol, max_iter=est.max_iter)
@@ -84,9 +84,16 @@ def _sparse_solutions(released, k, lams, est, n_threads):
     m = len(released)
     if n_threads < 2 or m < 2:
         return solve(slice(None))
-    half = (m + 1) // 2
-    a, b = in_parallel(lambda: solve(slice(0, half)), lambda: solve(slice(half, None)))
-    return tuple(np.concatenate([x, y]) for x, y in zip(a, b))
+    # Every other problem to each thread (each problem's iterations do not depend on the others in
+    # its stack): the problems come in order of n, and the largest n (the least noise) can take
+    # ten times the iterations of the smallest, so contiguous halves would leave one thread idle.
+    a, b = in_parallel(lambda: solve(slice(0, None, 2)), lambda: solve(slice(1, None, 2)))
+    out = []
+    for x, y in zip(a, b):
+        both = np.empty((m,) + x.shape[1:], dtype=x.dtype)
+        both[0::2], both[1::2] = x, y
+        out.append(both)
+    return tuple(out)
 
 
 @lru_cache(maxsize=512)
