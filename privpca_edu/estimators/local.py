@@ -456,10 +456,7 @@ class LocalGaussianPCA(PrivateEstimator):
         _, _, _, cal = self._calibrate()
         per_user = self._check_per_user()
         rng = as_generator(self.random_state)
-        if per_user:  # n small products, one per user: BLAS threads would only wake up and wait
-            with single_threaded_blas():
-                released = self._server_matrix(X, cal["noise_scale"], rng, per_user)
-        else:  # one XᵀX: as many BLAS threads as the caller allows
+        with single_threaded_blas():
             released = self._server_matrix(X, cal["noise_scale"], rng, per_user)
         self._finish(released, X.shape[0], k, epsilon, delta, data_norm, cal, path="per_user" if per_user
                      else "aggregated")

@@ -490,7 +490,8 @@ def symmetric_noise(dim, sigma, *, convention="upper_iid", size=None, random_sta
     batch = () if size is None else ((size,) if np.isscalar(size) else tuple(size))
     G = rng.standard_normal(batch + (dim, dim))
     # on and above the diagonal as drawn, below it the mirror image of the strict upper triangle
-    E = np.where(_upper_triangle_mask(dim), G, np.swapaxes(G, -1, -2))
+    mask = _upper_triangle_mask(dim) if dim <= 256 else np.triu(np.ones((dim, dim), dtype=bool))
+    E = np.where(mask, G, np.swapaxes(G, -1, -2))
     if convention == "frobenius":
         diagonal = np.diagonal(G, axis1=-2, axis2=-1).copy()
         E *= 1 / math.sqrt(2)
@@ -502,7 +503,8 @@ def symmetric_noise(dim, sigma, *, convention="upper_iid", size=None, random_sta
 
 @functools.lru_cache(maxsize=64)
 def _upper_triangle_mask(dim):
-    """The (dim, dim) boolean mask of the diagonal and the upper triangle (read-only, cached)."""
+    """The (dim, dim) boolean mask of the diagonal and the upper triangle (read-only, cached; the
+    caller caches only dim ≤ 256, at most 64 × 64 KB)."""
     mask = np.triu(np.ones((dim, dim), dtype=bool))
     mask.flags.writeable = False
     return mask
