@@ -363,20 +363,18 @@ def clip_rows(X, data_norm, *, name="X", warn=None, copy=True):
     bound = data_norm * (1 + 1e-12)
     if largest <= bound:  # the common case: one pass over the norms, nothing to scale
         return X, 0
-    over = norms > bound
-    n_clipped = int(over.sum())
-    if n_clipped:
-        scale = np.ones_like(norms)
-        scale[over] = data_norm / norms[over]
-        # B/‖x‖ loses precision (subnormal) for ‖x‖ near the largest float: use B·(x/‖x‖) there
-        tiny = scale < 1e-290
-        scale[tiny] = 1.0
-        X *= scale[:, None]  # in place, rows within the bound times 1.0 (no copy of the clipped rows)
-        if tiny.any():
-            X[tiny] = X[tiny] / norms[tiny][:, None] * data_norm
-        if diagnostics_enabled() if warn is None else warn:
-            warnings.warn(_clip_message(name, data_norm), PrivacyWarning, stacklevel=3)
-    return X, n_clipped
+    over = norms > bound  # at least one row: the largest norm is above the bound
+    scale = np.ones_like(norms)
+    scale[over] = data_norm / norms[over]
+    # B/‖x‖ loses precision (subnormal) for ‖x‖ near the largest float: use B·(x/‖x‖) there
+    tiny = scale < 1e-290
+    scale[tiny] = 1.0
+    X *= scale[:, None]  # in place, rows within the bound times 1.0 (no copy of the clipped rows)
+    if tiny.any():
+        X[tiny] = X[tiny] / norms[tiny][:, None] * data_norm
+    if diagnostics_enabled() if warn is None else warn:
+        warnings.warn(_clip_message(name, data_norm), PrivacyWarning, stacklevel=3)
+    return X, int(over.sum())
 
 
 def clip_provider_rows(parts, data_norm, *, copy=True, stacklevel=3, warn=None):

@@ -484,27 +484,31 @@ def symmetric_noise(dim, sigma, *, convention="upper_iid", size=None, random_sta
     sigma = check_positive(sigma, "sigma", allow_zero=True)
     if convention == "vecd":
         convention = "frobenius"
-    elif convention != "upper_iid":
-        check_option(convention, "convention", tuple(SYMMETRIC_CONVENTIONS))
+    check_option(convention, "convention", tuple(SYMMETRIC_CONVENTIONS))
     rng = as_generator(random_state)
     batch = () if size is None else ((size,) if np.isscalar(size) else tuple(size))
     G = rng.standard_normal(batch + (dim, dim))
     # on and above the diagonal as drawn, below it the mirror image of the strict upper triangle
-    mask = _upper_triangle_mask(dim) if dim <= 256 else np.triu(np.ones((dim, dim), dtype=bool))
-    E = np.where(mask, G, np.swapaxes(G, -1, -2))
+    E = np.where(_upper_triangle_mask(dim), G, np.swapaxes(G, -1, -2))
     if convention == "frobenius":
-        diagonal = np.diagonal(G, axis1=-2, axis2=-1).copy()
         E *= 1 / math.sqrt(2)
         idx = np.arange(dim)
-        E[..., idx, idx] = diagonal
+        E[..., idx, idx] = G[..., idx, idx]
     E *= sigma
     return E
 
 
-@functools.lru_cache(maxsize=64)
 def _upper_triangle_mask(dim):
-    """The (dim, dim) boolean mask of the diagonal and the upper triangle (read-only, cached; the
-    caller caches only dim ≤ 256, at most 64 × 64 KB)."""
+    """The (dim, dim) boolean mask of the diagonal and the upper triangle (read-only).
+
+    Cached up to dim = 256 (at most 64 masks of ≤ 64 KB); a larger one is built each time, so a
+    sweep over large d holds no memory.
+    """
+    return _cached_upper_triangle_mask(dim) if dim <= 256 else np.triu(np.ones((dim, dim), dtype=bool))
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_upper_triangle_mask(dim):
     mask = np.triu(np.ones((dim, dim), dtype=bool))
     mask.flags.writeable = False
     return mask
